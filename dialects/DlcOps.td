@@ -1,0 +1,201 @@
+//===- DlcOps.td - the dlc dialect: ONNX-level ops on tensors -------------===//
+//
+// Each ONNX node the importer accepts becomes one op here. Ops have value
+// semantics on ranked tensors; attributes are normalised at import (explicit
+// pads, opset differences resolved), so later passes see one form per op.
+// Every op infers its result type (InferTypeOpAdaptor) and verifies operands.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_OPS
+#define DLC_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Dlc_Dialect : Dialect {
+  let name = "dlc";
+  let cppNamespace = "::dlc";
+  let summary = "ONNX-level tensor ops of the dlc compiler";
+}
+
+class Dlc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Dlc_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+def Dlc_FloatTensor : RankedTensorOf<[F32]>;
+def Dlc_AnyTensor : RankedTensorOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// Constants and weights
+//===----------------------------------------------------------------------===//
+
+def Dlc_ConstantOp : Dlc_Op<"constant", [ConstantLike, InferTypeOpAdaptor]> {
+  let summary = "constant tensor or weight";
+  let description = [{
+    Weights imported from ONNX initializers hold a `dense_resource` blob so a
+    large model is not copied into an inline attribute.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Dlc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Dlc_UnaryOp<string mnemonic> : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let arguments = (ins Dlc_FloatTensor:$input);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+def Dlc_ReluOp : Dlc_UnaryOp<"relu"> { let summary = "max(x, 0)"; }
+def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid"> { let summary = "1 / (1 + exp(-x))"; }
+def Dlc_TanhOp : Dlc_UnaryOp<"tanh"> { let summary = "hyperbolic tangent"; }
+def Dlc_IdentityOp : Dlc_UnaryOp<"identity"> {
+  let summary = "identity (also inference-mode Dropout)";
+  let hasFolder = 1;
+}
+
+def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
+  let summary = "min(max(x, min), max); bounds resolved to attributes at import";
+  let arguments = (ins Dlc_FloatTensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+class Dlc_BinaryOp<string mnemonic> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let summary = "elementwise with numpy (multidirectional) broadcasting";
+  let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+}
+def Dlc_AddOp : Dlc_BinaryOp<"add">;
+def Dlc_SubOp : Dlc_BinaryOp<"sub">;
+def Dlc_MulOp : Dlc_BinaryOp<"mul">;
+def Dlc_DivOp : Dlc_BinaryOp<"div">;
+
+//===----------------------------------------------------------------------===//
+// Linear algebra and convolution
+//===----------------------------------------------------------------------===//
+
+def Dlc_MatMulOp : Dlc_Op<"matmul", [InferTypeOpAdaptor]> {
+  let summary = "numpy matmul: batched, with broadcasting of batch dims";
+  let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+}
+
+def Dlc_GemmOp : Dlc_Op<"gemm", [InferTypeOpAdaptor]> {
+  let summary = "alpha * op(A) * op(B) + beta * C, C unidirectionally broadcast";
+  let arguments = (ins Dlc_FloatTensor:$a, Dlc_FloatTensor:$b,
+                       Optional<Dlc_FloatTensor>:$c,
+                       DefaultValuedAttr<BoolAttr, "false">:$transA,
+                       DefaultValuedAttr<BoolAttr, "false">:$transB,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0f">:$beta);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_ConvOp : Dlc_Op<"conv", [InferTypeOpAdaptor]> {
+  let summary = "2-D convolution, NCHW x FCHW, explicit pads [top, left, bottom, right]";
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$weight,
+                       Optional<Dlc_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and normalisation
+//===----------------------------------------------------------------------===//
+
+class Dlc_PoolOp<string mnemonic, dag extra> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let arguments = !con((ins Dlc_FloatTensor:$input,
+                            DenseI64ArrayAttr:$kernel_shape,
+                            DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                            DenseI64ArrayAttr:$dilations,
+                            DefaultValuedAttr<BoolAttr, "false">:$ceil_mode), extra);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Dlc_MaxPoolOp : Dlc_PoolOp<"max_pool", (ins)> {
+  let summary = "2-D max pooling, explicit pads (padding never wins the max)";
+}
+def Dlc_AveragePoolOp : Dlc_PoolOp<"average_pool",
+    (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)> {
+  let summary = "2-D average pooling, explicit pads";
+}
+
+def Dlc_GlobalAveragePoolOp : Dlc_Op<"global_average_pool", [InferTypeOpAdaptor]> {
+  let summary = "mean over all spatial dims, keeping them as size 1";
+  let arguments = (ins Dlc_FloatTensor:$input);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_BatchNormOp : Dlc_Op<"batch_norm", [InferTypeOpAdaptor]> {
+  let summary = "inference-mode BatchNormalization over channel dim 1";
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
+                       Dlc_FloatTensor:$bias, Dlc_FloatTensor:$mean,
+                       Dlc_FloatTensor:$variance, F32Attr:$epsilon);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_SoftmaxOp : Dlc_Op<"softmax", [SameOperandsAndResultType]> {
+  let summary = "softmax";
+  let description = [{
+    With `coerce_2d` (ONNX opset < 13) the input is seen as 2-D, flattened at
+    `axis`, and normalised over all dims from `axis` on. Without it (opset >= 13)
+    the softmax runs over the single dim `axis`. `axis` is non-negative.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, I64Attr:$axis, BoolAttr:$coerce_2d);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Dlc_FlattenOp : Dlc_Op<"flatten", [InferTypeOpAdaptor]> {
+  let summary = "reshape to 2-D at a non-negative axis";
+  let arguments = (ins Dlc_AnyTensor:$input, I64Attr:$axis);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_ReshapeOp : Dlc_Op<"reshape", [InferTypeOpAdaptor]> {
+  let summary = "ONNX Reshape with its target shape folded to an attribute";
+  let description = [{
+    `shape` keeps ONNX's encoding: 0 copies the input dim (unless `allowzero`),
+    -1 is inferred from the element count.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$shape,
+                       DefaultValuedAttr<BoolAttr, "false">:$allowzero);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
+  let summary = "permute dims";
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_ConcatOp : Dlc_Op<"concat", [InferTypeOpAdaptor]> {
+  let summary = "concatenate along a non-negative axis";
+  let arguments = (ins Variadic<Dlc_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+}
+
+#endif // DLC_OPS

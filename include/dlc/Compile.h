@@ -1,0 +1,34 @@
+//===- Compile.h - from an imported model to an artifact ------------------===//
+#ifndef DLC_COMPILE_H
+#define DLC_COMPILE_H
+
+#include "dlc/Import.h"
+
+#include <string>
+
+namespace dlc {
+/// What the code is generated for.
+struct Target {
+  std::string name;     ///< as given: x86-64-avx2, x86-64-avx512, native
+  std::string cpu;      ///< LLVM CPU name
+  std::string features; ///< LLVM feature string
+  int64_t vectorWidth;  ///< f32 lanes
+};
+
+/// Resolves --target; false with `error` for an unknown name.
+bool resolveTarget(const std::string &name, Target &target, std::string &error);
+
+struct CompileOptions {
+  Target target;
+  int optLevel = 3;
+  std::string emit = "lib"; ///< mlir | llvm | asm | obj | lib
+  bool printIrAfterAll = false;
+  std::string output;
+};
+
+/// Lowers, plans and emits `model`; false with a one-line `error` on failure.
+bool compileModel(ImportedModel &model, const CompileOptions &options,
+                  std::string &error);
+} // namespace dlc
+
+#endif

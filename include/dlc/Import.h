@@ -1,0 +1,40 @@
+//===- Import.h - ONNX model to the dlc dialect ---------------------------===//
+#ifndef DLC_IMPORT_H
+#define DLC_IMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dlc {
+struct ImportOptions {
+  /// Full shapes for graph inputs, by name (binds symbolic dims).
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+};
+
+/// One graph input or output as the compiled library sees it.
+struct TensorSignature {
+  std::string name;
+  std::string dtype; ///< "float32"
+  std::vector<int64_t> shape;
+};
+
+struct ImportedModel {
+  mlir::OwningOpRef<mlir::ModuleOp> module; ///< func.func @main on tensors
+  std::vector<TensorSignature> inputs, outputs;
+  int64_t opset = 0;
+  std::string graphName;
+};
+
+/// Reads `path` and builds the dlc module. On failure returns false and sets
+/// `error` to one line naming the file, the node (name, index, op) and why.
+bool importOnnxFile(mlir::MLIRContext &ctx, const std::string &path,
+                    const ImportOptions &options, ImportedModel &out,
+                    std::string &error);
+} // namespace dlc
+
+#endif

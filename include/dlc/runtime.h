@@ -1,0 +1,71 @@
+/*===- dlc/runtime.h - C API of a library built by `dlc compile` ----------===*
+ *
+ * Each compiled model is one shared library exporting these functions. The
+ * library owns nothing global but its read-only weights: every dlc_model has
+ * its own arena (one block, sized at compile time), and dlc_run allocates
+ * nothing. Two different model libraries can be loaded into one process:
+ * each resolves its internals to itself.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef DLC_RUNTIME_H
+#define DLC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dlc_status {
+  DLC_OK = 0,
+  DLC_ERROR_INVALID_ARGUMENT = 1, /* null pointer, bad count, misaligned arena */
+  DLC_ERROR_NAME = 2,             /* unknown or missing input/output name */
+  DLC_ERROR_SHAPE = 3,            /* rank or dims differ from the signature */
+  DLC_ERROR_DTYPE = 4,            /* element type differs from the signature */
+  DLC_ERROR_OUT_OF_MEMORY = 5     /* dlc_create could not allocate the arena */
+} dlc_status;
+
+typedef enum dlc_dtype { DLC_FLOAT32 = 1 } dlc_dtype;
+
+/* A tensor passed to or from dlc_run: dense, row-major, caller-owned. */
+typedef struct dlc_tensor {
+  const char *name;
+  int32_t dtype; /* dlc_dtype */
+  int32_t rank;
+  const int64_t *shape;
+  void *data;
+} dlc_tensor;
+
+typedef struct dlc_model dlc_model;
+
+/* Bytes of arena one model instance needs (64-byte aligned memory). */
+size_t dlc_arena_bytes(void);
+
+/* Creates an instance. With arena == NULL the arena is allocated here, once;
+ * otherwise the caller's memory is used (at least dlc_arena_bytes() bytes,
+ * 64-byte aligned) and must outlive the instance. */
+int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
+
+/* Runs the model. Inputs and outputs are matched by name; each must have the
+ * signature's dtype and shape. Returns DLC_OK or an error code, with the
+ * message in dlc_last_error(model). Allocates no memory. */
+int dlc_run(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
+            dlc_tensor *outputs, size_t num_outputs);
+
+/* Threads used by dlc_run (0 = all cores). */
+int dlc_set_threads(dlc_model *model, int threads);
+
+/* Inputs, outputs, target and memory plan as a JSON document. */
+const char *dlc_signature_json(void);
+
+/* Message of the last failed call on `model` (NULL: the last dlc_create). */
+const char *dlc_last_error(const dlc_model *model);
+
+void dlc_destroy(dlc_model *model);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLC_RUNTIME_H */

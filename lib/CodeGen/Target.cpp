@@ -1,0 +1,35 @@
+//===- Target.cpp - target descriptions -----------------------------------===//
+#include "dlc/Compile.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+bool dlc::resolveTarget(const std::string &name, Target &target, std::string &error) {
+  target.name = name;
+  if (name == "x86-64-avx2") {
+    target.cpu = "haswell";
+    target.features = "+avx2,+fma,+f16c";
+    target.vectorWidth = 8;
+    return true;
+  }
+  if (name == "x86-64-avx512") {
+    // Skylake-AVX512 and later (the device machine is Sapphire Rapids).
+    target.cpu = "skylake-avx512";
+    target.features = "+avx512f,+avx512dq,+avx512bw,+avx512vl,+fma,+prefer-512-bit";
+    target.vectorWidth = 16;
+    return true;
+  }
+  if (name == "native" || name.empty()) {
+    target.name = "native";
+    target.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    std::string f;
+    for (auto &kv : features)
+      f += (f.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
+    target.features = f;
+    target.vectorWidth = features.lookup("avx512f") ? 16 : 8;
+    return true;
+  }
+  error = "unknown target '" + name + "' (use x86-64-avx2, x86-64-avx512 or native)";
+  return false;
+}

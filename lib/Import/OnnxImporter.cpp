@@ -1,0 +1,957 @@
+//===- OnnxImporter.cpp - ONNX protobuf to the dlc dialect ----------------===//
+//
+// One ONNX node becomes one dlc op (or nothing: Identity/Dropout forward
+// their input). Integer tensors that only compute shapes (Shape -> Gather ->
+// Concat -> Reshape, Constant shape inputs) are evaluated here, so the
+// program that reaches the dialect has static shapes. Result types come from
+// the dlc ops' own inference; ONNX's checker and shape inference run first
+// where the linked libonnx knows the opset, as an extra validity check.
+//
+//===----------------------------------------------------------------------===//
+#include "dlc/Import.h"
+#include "dialects/DlcDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+
+#include "onnx/checker.h"
+#include "onnx/onnx-ml.pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <sstream>
+
+using namespace mlir;
+namespace fs = std::filesystem;
+
+namespace {
+/// Opsets this importer implements for the default domain.
+constexpr int64_t kMinOpset = 7, kMaxOpset = 21;
+/// The newest ai.onnx opset Debian's libonnx 1.12 checker knows.
+constexpr int64_t kCheckerMaxOpset = 17, kCheckerMaxIr = 8;
+
+/// A constant known at import time: weights, Constant nodes, folded shapes.
+struct ConstTensor {
+  int32_t dtype = onnx::TensorProto::FLOAT; ///< FLOAT or INT64 (ints widened)
+  std::vector<int64_t> shape;
+  std::vector<float> f;   ///< FLOAT payload
+  std::vector<int64_t> i; ///< integer payload
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  bool isInt() const { return dtype != onnx::TensorProto::FLOAT; }
+};
+
+struct ImportError {
+  std::string message;
+};
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, std::string path, const dlc::ImportOptions &opts)
+      : ctx(ctx), builder(&ctx), path(std::move(path)), opts(opts) {}
+
+  bool run(dlc::ImportedModel &out, std::string &error);
+
+private:
+  // --- errors -------------------------------------------------------------
+  [[noreturn]] void fail(const std::string &msg) { throw ImportError{path + ": " + msg}; }
+  [[noreturn]] void failNode(const std::string &msg) {
+    std::ostringstream os;
+    os << path << ": node '" << node->name() << "' (#" << nodeIndex << ", "
+       << node->op_type() << "): " << msg;
+    throw ImportError{os.str()};
+  }
+
+  // --- tensors ------------------------------------------------------------
+  ConstTensor readTensor(const onnx::TensorProto &t, const std::string &what);
+  std::string readExternal(const onnx::TensorProto &t, const std::string &what);
+  Value makeConstant(const std::string &name, const ConstTensor &c);
+  Value value(int idx);
+  const ConstTensor *constInput(int idx);
+  bool hasInput(int idx) const {
+    return idx < node->input_size() && !node->input(idx).empty();
+  }
+  void setOutput(int idx, Value v);
+
+  // --- attributes ---------------------------------------------------------
+  const onnx::AttributeProto *attr(const std::string &name) const {
+    for (const auto &a : node->attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+  int64_t attrInt(const std::string &name, int64_t dflt) const {
+    auto *a = attr(name);
+    return a ? a->i() : dflt;
+  }
+  float attrFloat(const std::string &name, float dflt) const {
+    auto *a = attr(name);
+    return a ? a->f() : dflt;
+  }
+  std::string attrString(const std::string &name, const std::string &dflt) const {
+    auto *a = attr(name);
+    return a ? a->s() : dflt;
+  }
+  std::optional<std::vector<int64_t>> attrInts(const std::string &name) const {
+    auto *a = attr(name);
+    if (!a)
+      return std::nullopt;
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+  }
+  void allowOnlyAttrs(std::initializer_list<const char *> known);
+
+  // --- ops ----------------------------------------------------------------
+  void importNode();
+  bool foldIntNode();
+  template <typename OpTy>
+  Value build(ValueRange operands, ArrayRef<NamedAttribute> attrs = {});
+  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+  int64_t normAxis(int64_t axis, int64_t rank, bool inclusive = false);
+  void windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
+                   SmallVectorImpl<NamedAttribute> &attrs, bool ceil);
+
+  void importConv();
+  void importPool(bool isMax);
+  void importGemm();
+  void importClip();
+  void importSoftmax();
+  void importBatchNorm();
+  void importReshape();
+
+  MLIRContext &ctx;
+  OpBuilder builder;
+  std::string path;
+  const dlc::ImportOptions &opts;
+  int64_t opset = 0;
+  const onnx::NodeProto *node = nullptr;
+  int nodeIndex = -1;
+  std::map<std::string, Value> values;
+  std::map<std::string, ConstTensor> consts;
+  int resourceCounter = 0;
+};
+
+std::string dimsToString(ArrayRef<int64_t> dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s.empty() ? "scalar" : s;
+}
+
+const char *dtypeName(int32_t t) {
+  switch (t) {
+  case onnx::TensorProto::FLOAT: return "float32";
+  case onnx::TensorProto::DOUBLE: return "float64";
+  case onnx::TensorProto::FLOAT16: return "float16";
+  case onnx::TensorProto::BFLOAT16: return "bfloat16";
+  case onnx::TensorProto::INT64: return "int64";
+  case onnx::TensorProto::INT32: return "int32";
+  case onnx::TensorProto::INT16: return "int16";
+  case onnx::TensorProto::INT8: return "int8";
+  case onnx::TensorProto::UINT8: return "uint8";
+  case onnx::TensorProto::BOOL: return "bool";
+  case onnx::TensorProto::STRING: return "string";
+  default: return "an unsupported element type";
+  }
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+std::string Importer::readExternal(const onnx::TensorProto &t, const std::string &what) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset")
+      offset = std::stoll(kv.value());
+    else if (kv.key() == "length")
+      length = std::stoll(kv.value());
+  }
+  if (location.empty())
+    fail(what + ": external data without a location");
+  // External data may only come from files under the model's directory.
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(path).parent_path(), ec);
+  fs::path file = fs::weakly_canonical(dir / location, ec);
+  auto rel = file.lexically_relative(dir);
+  if (fs::path(location).is_absolute() || rel.empty() || *rel.begin() == "..")
+    fail(what + ": external data path '" + location +
+         "' escapes the model's directory");
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    fail(what + ": cannot open external data file '" + location + "'");
+  in.seekg(0, std::ios::end);
+  int64_t size = in.tellg();
+  if (offset < 0 || offset > size || (length >= 0 && offset + length > size))
+    fail(what + ": external data range is outside '" + location + "'");
+  if (length < 0)
+    length = size - offset;
+  std::string bytes(length, '\0');
+  in.seekg(offset);
+  in.read(bytes.data(), length);
+  return bytes;
+}
+
+ConstTensor Importer::readTensor(const onnx::TensorProto &t, const std::string &what) {
+  ConstTensor c;
+  c.shape.assign(t.dims().begin(), t.dims().end());
+  for (int64_t d : c.shape)
+    if (d < 0)
+      fail(what + ": negative dim in tensor");
+  int64_t n = c.numel();
+  std::string raw = t.data_location() == onnx::TensorProto::EXTERNAL
+                        ? readExternal(t, what)
+                        : t.raw_data();
+  auto checkRaw = [&](size_t elemBytes) {
+    if (raw.size() != (size_t)n * elemBytes)
+      fail(what + ": tensor holds " + std::to_string(raw.size()) + " bytes, expected " +
+           std::to_string(n * elemBytes) + " (truncated?)");
+  };
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    c.dtype = onnx::TensorProto::FLOAT;
+    if (!raw.empty() || t.float_data_size() == 0) {
+      checkRaw(4);
+      c.f.resize(n);
+      memcpy(c.f.data(), raw.data(), raw.size());
+    } else {
+      if (t.float_data_size() != n)
+        fail(what + ": float_data has the wrong element count");
+      c.f.assign(t.float_data().begin(), t.float_data().end());
+    }
+    return c;
+  case onnx::TensorProto::DOUBLE:
+    // Shape computations and small scalars only: narrowed to float.
+    c.dtype = onnx::TensorProto::FLOAT;
+    if (!raw.empty() || t.double_data_size() == 0) {
+      checkRaw(8);
+      std::vector<double> d(n);
+      memcpy(d.data(), raw.data(), raw.size());
+      c.f.assign(d.begin(), d.end());
+    } else {
+      c.f.assign(t.double_data().begin(), t.double_data().end());
+    }
+    return c;
+  case onnx::TensorProto::INT64:
+    c.dtype = onnx::TensorProto::INT64;
+    if (!raw.empty() || t.int64_data_size() == 0) {
+      checkRaw(8);
+      c.i.resize(n);
+      memcpy(c.i.data(), raw.data(), raw.size());
+    } else {
+      c.i.assign(t.int64_data().begin(), t.int64_data().end());
+    }
+    if ((int64_t)c.i.size() != n)
+      fail(what + ": int64 tensor has the wrong element count");
+    return c;
+  case onnx::TensorProto::INT32:
+    c.dtype = onnx::TensorProto::INT32;
+    if (!raw.empty() || t.int32_data_size() == 0) {
+      checkRaw(4);
+      std::vector<int32_t> d(n);
+      memcpy(d.data(), raw.data(), raw.size());
+      c.i.assign(d.begin(), d.end());
+    } else {
+      c.i.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+    if ((int64_t)c.i.size() != n)
+      fail(what + ": int32 tensor has the wrong element count");
+    return c;
+  default:
+    fail(what + ": unsupported tensor element type " +
+         std::string(dtypeName(t.data_type())));
+  }
+}
+
+Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
+  if (c.isInt())
+    failNode("integer tensor '" + name +
+             "' is used as data; dlc supports float32 tensors only");
+  auto type = RankedTensorType::get(c.shape, builder.getF32Type());
+  // Weights live in a resource blob: no copy into an inline attribute.
+  std::string blobName = "w" + std::to_string(resourceCounter++);
+  auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(c.f));
+  ElementsAttr attr = DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+  Location loc = NameLoc::get(builder.getStringAttr(name));
+  auto op = builder.create<dlc::ConstantOp>(loc, type, attr);
+  values[name] = op.getResult();
+  return op.getResult();
+}
+
+Value Importer::value(int idx) {
+  if (!hasInput(idx))
+    failNode("missing required input #" + std::to_string(idx));
+  const std::string &name = node->input(idx);
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto c = consts.find(name);
+  if (c != consts.end())
+    return makeConstant(name, c->second);
+  failNode("input '" + name + "' is not produced by any node, initializer or graph input");
+}
+
+const ConstTensor *Importer::constInput(int idx) {
+  if (!hasInput(idx))
+    return nullptr;
+  auto it = consts.find(node->input(idx));
+  return it == consts.end() ? nullptr : &it->second;
+}
+
+void Importer::setOutput(int idx, Value v) {
+  if (idx < node->output_size() && !node->output(idx).empty())
+    values[node->output(idx)] = v;
+}
+
+void Importer::allowOnlyAttrs(std::initializer_list<const char *> known) {
+  for (const auto &a : node->attribute()) {
+    bool ok = false;
+    for (const char *k : known)
+      ok |= a.name() == k;
+    if (!ok)
+      failNode("unsupported attribute '" + a.name() + "'");
+  }
+}
+
+int64_t Importer::normAxis(int64_t axis, int64_t rank, bool inclusive) {
+  int64_t limit = inclusive ? rank + 1 : rank;
+  if (axis < -rank || axis >= limit)
+    failNode("axis " + std::to_string(axis) + " out of range for rank " +
+             std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// Creates `OpTy` with its inferred result type. Inference failures become
+/// import errors (the generated builders would abort instead).
+template <typename OpTy>
+Value Importer::build(ValueRange operands, ArrayRef<NamedAttribute> attrs) {
+  Location loc = NameLoc::get(
+      builder.getStringAttr(node->name().empty() ? node->op_type() : node->name()),
+      FileLineColLoc::get(&ctx, path, nodeIndex, 0));
+  OperationState state(loc, OpTy::getOperationName());
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(UnrankedTensorType::get(builder.getF32Type()));
+  Operation *op = builder.create(state);
+  SmallVector<Type> types;
+  std::string diag;
+  {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      diag = d.str();
+      return success();
+    });
+    if (failed(cast<InferTypeOpInterface>(op).inferReturnTypes(
+            &ctx, loc, op->getOperands(), op->getRawDictionaryAttrs(),
+            op->getPropertiesStorage(), op->getRegions(), types))) {
+      op->erase();
+      failNode(diag.empty() ? "cannot infer the result type" : diag);
+    }
+  }
+  op->getResult(0).setType(types[0]);
+  return op->getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape computations on integer constants
+//===----------------------------------------------------------------------===//
+
+/// Evaluates integer nodes whose inputs are all known constants (the
+/// shape-computing subgraphs exporters emit). Returns false if not foldable.
+bool Importer::foldIntNode() {
+  const std::string &op = node->op_type();
+  std::vector<const ConstTensor *> in;
+  for (int i = 0; i < node->input_size(); ++i) {
+    if (node->input(i).empty()) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const ConstTensor *c = constInput(i);
+    if (!c)
+      return op == "Shape" && i == 0 ? true : false; // Shape handled below
+    in.push_back(c);
+  }
+  auto put = [&](ConstTensor c) { consts[node->output(0)] = std::move(c); };
+  auto ints = [](std::vector<int64_t> v, std::vector<int64_t> shape) {
+    ConstTensor c;
+    c.dtype = onnx::TensorProto::INT64;
+    c.i = std::move(v);
+    c.shape = std::move(shape);
+    return c;
+  };
+  if (op == "Shape") {
+    std::vector<int64_t> shape;
+    if (const ConstTensor *c = in.empty() ? nullptr : in[0])
+      shape = c->shape;
+    else
+      shape = std::vector<int64_t>(typeOf(value(0)).getShape().begin(),
+                                   typeOf(value(0)).getShape().end());
+    int64_t rank = shape.size();
+    int64_t start = attrInt("start", 0), end = attrInt("end", rank);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+    std::vector<int64_t> v(shape.begin() + start, shape.begin() + std::max(start, end));
+    put(ints(v, {(int64_t)v.size()}));
+    return true;
+  }
+  if (in.empty() || !in[0] || !in[0]->isInt())
+    return false;
+  const ConstTensor &a = *in[0];
+  if (op == "Identity" || (op == "Cast" && attrInt("to", 0) != onnx::TensorProto::FLOAT)) {
+    put(a);
+    return true;
+  }
+  if (op == "Gather" && in.size() == 2 && in[1] && in[1]->isInt()) {
+    int64_t axis = attrInt("axis", 0);
+    if (a.shape.size() != 1 || axis != 0)
+      return false;
+    std::vector<int64_t> v;
+    for (int64_t idx : in[1]->i) {
+      int64_t n = a.shape[0];
+      if (idx < -n || idx >= n)
+        failNode("gather index " + std::to_string(idx) + " out of range");
+      v.push_back(a.i[idx < 0 ? idx + n : idx]);
+    }
+    put(ints(v, in[1]->shape));
+    return true;
+  }
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    std::vector<int64_t> axes;
+    if (auto at = attrInts("axes"))
+      axes = *at;
+    else if (in.size() > 1 && in[1])
+      axes = in[1]->i;
+    std::vector<int64_t> shape = a.shape;
+    if (op == "Unsqueeze") {
+      int64_t outRank = shape.size() + axes.size();
+      for (int64_t &x : axes)
+        x = x < 0 ? x + outRank : x;
+      std::sort(axes.begin(), axes.end());
+      for (int64_t x : axes)
+        shape.insert(shape.begin() + std::min<int64_t>(x, shape.size()), 1);
+    } else {
+      std::vector<int64_t> s;
+      for (int64_t i = 0; i < (int64_t)shape.size(); ++i) {
+        bool drop = axes.empty() ? shape[i] == 1
+                                 : std::count(axes.begin(), axes.end(), i) ||
+                                       std::count(axes.begin(), axes.end(), i - (int64_t)shape.size());
+        if (!drop)
+          s.push_back(shape[i]);
+      }
+      shape = s;
+    }
+    put(ints(a.i, shape));
+    return true;
+  }
+  if (op == "Concat") {
+    std::vector<int64_t> v;
+    for (const ConstTensor *c : in) {
+      if (!c || !c->isInt() || c->shape.size() > 1)
+        return false;
+      v.insert(v.end(), c->i.begin(), c->i.end());
+    }
+    put(ints(v, {(int64_t)v.size()}));
+    return true;
+  }
+  if (op == "Slice" && a.shape.size() == 1) {
+    int64_t n = a.shape[0];
+    auto get = [&](int i, const char *name, int64_t dflt) -> int64_t {
+      if (opset < 10) {
+        auto v = attrInts(name);
+        return v && !v->empty() ? (*v)[0] : dflt;
+      }
+      return i < (int)in.size() && in[i] && !in[i]->i.empty() ? in[i]->i[0] : dflt;
+    };
+    int64_t start = get(1, "starts", 0), end = get(2, "ends", n), step = get(4, "", 1);
+    if (step != 1)
+      return false;
+    start = std::clamp<int64_t>(start < 0 ? start + n : start, 0, n);
+    end = std::clamp<int64_t>(end < 0 ? end + n : end, 0, n);
+    std::vector<int64_t> v(a.i.begin() + start, a.i.begin() + std::max(start, end));
+    put(ints(v, {(int64_t)v.size()}));
+    return true;
+  }
+  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && in.size() == 2 &&
+      in[1] && in[1]->isInt()) {
+    const ConstTensor &b = *in[1];
+    size_t n = std::max(a.i.size(), b.i.size());
+    if ((a.i.size() != n && a.i.size() != 1) || (b.i.size() != n && b.i.size() != 1))
+      return false;
+    std::vector<int64_t> v(n);
+    for (size_t k = 0; k < n; ++k) {
+      int64_t x = a.i[a.i.size() == 1 ? 0 : k], y = b.i[b.i.size() == 1 ? 0 : k];
+      if (op == "Div" && y == 0)
+        failNode("integer division by zero in a shape computation");
+      v[k] = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+    }
+    put(ints(v, a.i.size() >= b.i.size() ? a.shape : b.shape));
+    return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+void Importer::windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
+                           SmallVectorImpl<NamedAttribute> &attrs, bool ceil) {
+  int64_t spatial = in.getRank() - 2;
+  if (spatial != 2)
+    failNode("only 2-D windows are supported (input rank " +
+             std::to_string(in.getRank()) + ")");
+  std::vector<int64_t> strides = attrInts("strides").value_or(std::vector<int64_t>(2, 1));
+  std::vector<int64_t> dil = attrInts("dilations").value_or(std::vector<int64_t>(2, 1));
+  std::vector<int64_t> pads = attrInts("pads").value_or(std::vector<int64_t>(4, 0));
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
+    failNode("strides/dilations need 2 values and pads 4");
+  for (int64_t v : strides)
+    if (v <= 0)
+      failNode("strides must be positive");
+  for (int64_t v : dil)
+    if (v <= 0)
+      failNode("dilations must be positive");
+  for (int64_t v : pads)
+    if (v < 0)
+      failNode("negative pads are not supported");
+  std::string autoPad = attrString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    pads.assign(4, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int i = 0; i < 2; ++i) {
+      int64_t inSize = in.getDimSize(2 + i);
+      int64_t out = (inSize + strides[i] - 1) / strides[i];
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - inSize);
+      int64_t small = total / 2, big = total - small;
+      pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      pads[i + 2] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (autoPad != "NOTSET") {
+    failNode("unsupported auto_pad '" + autoPad + "'");
+  }
+  attrs.push_back(builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)));
+  attrs.push_back(builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)));
+  attrs.push_back(builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dil)));
+  if (ceil)
+    attrs.push_back(builder.getNamedAttr("ceil_mode", builder.getBoolAttr(true)));
+}
+
+void Importer::importConv() {
+  allowOnlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  Value x = value(0), w = value(1);
+  auto wt = typeOf(w);
+  if (wt.getRank() != 4 || typeOf(x).getRank() != 4)
+    failNode("only 2-D convolution is supported");
+  if (auto k = attrInts("kernel_shape"))
+    if (*k != std::vector<int64_t>{wt.getDimSize(2), wt.getDimSize(3)})
+      failNode("kernel_shape does not match the weight's shape");
+  SmallVector<NamedAttribute> attrs;
+  windowAttrs(typeOf(x), {wt.getDimSize(2), wt.getDimSize(3)}, attrs, false);
+  attrs.push_back(builder.getNamedAttr("group", builder.getI64IntegerAttr(attrInt("group", 1))));
+  SmallVector<Value> operands{x, w};
+  if (hasInput(2))
+    operands.push_back(value(2));
+  setOutput(0, build<dlc::ConvOp>(operands, attrs));
+}
+
+void Importer::importPool(bool isMax) {
+  if (isMax) {
+    allowOnlyAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+                    "storage_order", "strides"});
+    if (attrInt("storage_order", 0) != 0)
+      failNode("storage_order=1 is not supported");
+    if (node->output_size() > 1 && !node->output(1).empty())
+      failNode("the Indices output of MaxPool is not supported");
+  } else {
+    allowOnlyAttrs({"auto_pad", "ceil_mode", "count_include_pad", "dilations",
+                    "kernel_shape", "pads", "strides"});
+  }
+  Value x = value(0);
+  auto kernel = attrInts("kernel_shape");
+  if (!kernel)
+    failNode("missing attribute kernel_shape");
+  if (kernel->size() != 2)
+    failNode("only 2-D pooling is supported");
+  SmallVector<NamedAttribute> attrs;
+  windowAttrs(typeOf(x), *kernel, attrs, attrInt("ceil_mode", 0) != 0);
+  attrs.push_back(builder.getNamedAttr("kernel_shape", builder.getDenseI64ArrayAttr(*kernel)));
+  if (isMax) {
+    setOutput(0, build<dlc::MaxPoolOp>(x, attrs));
+  } else {
+    if (attrInt("count_include_pad", 0))
+      attrs.push_back(builder.getNamedAttr("count_include_pad", builder.getBoolAttr(true)));
+    setOutput(0, build<dlc::AveragePoolOp>(x, attrs));
+  }
+}
+
+void Importer::importGemm() {
+  allowOnlyAttrs({"alpha", "beta", "transA", "transB", "broadcast"});
+  SmallVector<NamedAttribute> attrs{
+      builder.getNamedAttr("transA", builder.getBoolAttr(attrInt("transA", 0))),
+      builder.getNamedAttr("transB", builder.getBoolAttr(attrInt("transB", 0))),
+      builder.getNamedAttr("alpha", builder.getF32FloatAttr(attrFloat("alpha", 1.0f))),
+      builder.getNamedAttr("beta", builder.getF32FloatAttr(attrFloat("beta", 1.0f)))};
+  SmallVector<Value> operands{value(0), value(1)};
+  if (hasInput(2))
+    operands.push_back(value(2));
+  setOutput(0, build<dlc::GemmOp>(operands, attrs));
+}
+
+void Importer::importClip() {
+  float lo = -std::numeric_limits<float>::infinity(), hi = -lo;
+  if (opset < 11) {
+    allowOnlyAttrs({"min", "max"});
+    lo = attrFloat("min", std::numeric_limits<float>::lowest());
+    hi = attrFloat("max", std::numeric_limits<float>::max());
+  } else {
+    allowOnlyAttrs({});
+    for (int i : {1, 2}) {
+      if (!hasInput(i))
+        continue;
+      const ConstTensor *c = constInput(i);
+      if (!c || c->isInt() || c->numel() != 1)
+        failNode("Clip bounds must be scalar float constants");
+      (i == 1 ? lo : hi) = c->f[0];
+    }
+  }
+  setOutput(0, build<dlc::ClipOp>(value(0), {builder.getNamedAttr("min", builder.getF32FloatAttr(lo)),
+                                             builder.getNamedAttr("max", builder.getF32FloatAttr(hi))}));
+}
+
+void Importer::importSoftmax() {
+  allowOnlyAttrs({"axis"});
+  Value x = value(0);
+  int64_t rank = typeOf(x).getRank();
+  bool coerce = opset < 13;
+  int64_t axis = normAxis(attrInt("axis", coerce ? 1 : -1), rank);
+  setOutput(0, build<dlc::SoftmaxOp>(
+                   x, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+                       builder.getNamedAttr("coerce_2d", builder.getBoolAttr(coerce))}));
+}
+
+void Importer::importBatchNorm() {
+  allowOnlyAttrs({"epsilon", "momentum", "spatial", "training_mode", "is_test"});
+  if (attrInt("training_mode", 0))
+    failNode("training_mode=1 is not supported (inference only)");
+  if (attrInt("spatial", 1) != 1)
+    failNode("spatial=0 is not supported");
+  for (int i = 1; i < node->output_size(); ++i)
+    if (!node->output(i).empty())
+      failNode("training outputs (running mean/var) are not supported");
+  setOutput(0, build<dlc::BatchNormOp>(
+                   ValueRange{value(0), value(1), value(2), value(3), value(4)},
+                   {builder.getNamedAttr("epsilon",
+                                         builder.getF32FloatAttr(attrFloat("epsilon", 1e-5f)))}));
+}
+
+void Importer::importReshape() {
+  std::vector<int64_t> shape;
+  if (opset < 5) {
+    shape = attrInts("shape").value_or(std::vector<int64_t>{});
+  } else {
+    allowOnlyAttrs({"allowzero"});
+    const ConstTensor *c = constInput(1);
+    if (!c || !c->isInt())
+      failNode("the target shape must be a constant (after shape folding)");
+    shape = c->i;
+  }
+  SmallVector<NamedAttribute> attrs{
+      builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))};
+  if (attrInt("allowzero", 0))
+    attrs.push_back(builder.getNamedAttr("allowzero", builder.getBoolAttr(true)));
+  setOutput(0, build<dlc::ReshapeOp>(value(0), attrs));
+}
+
+void Importer::importNode() {
+  const std::string &op = node->op_type();
+  if (!node->domain().empty() && node->domain() != "ai.onnx")
+    failNode("unsupported operator " + op + " (domain '" + node->domain() + "')");
+  if (op == "Constant") {
+    allowOnlyAttrs({"value", "value_float", "value_floats", "value_int", "value_ints"});
+    ConstTensor c;
+    if (auto *a = attr("value"))
+      c = readTensor(a->t(), "node '" + node->name() + "'");
+    else if (auto *a = attr("value_float"))
+      c.f = {a->f()};
+    else if (auto *a = attr("value_floats"))
+      c.f.assign(a->floats().begin(), a->floats().end()), c.shape = {(int64_t)c.f.size()};
+    else if (auto *a = attr("value_int"))
+      c.dtype = onnx::TensorProto::INT64, c.i = {a->i()};
+    else if (auto *a = attr("value_ints"))
+      c.dtype = onnx::TensorProto::INT64, c.i.assign(a->ints().begin(), a->ints().end()),
+      c.shape = {(int64_t)c.i.size()};
+    else
+      failNode("Constant without a supported value attribute");
+    consts[node->output(0)] = c;
+    return;
+  }
+  if (op == "Identity" || op == "Dropout") {
+    if (op == "Dropout") {
+      if (node->output_size() > 1 && !node->output(1).empty())
+        failNode("the mask output of Dropout is not supported");
+      if (const ConstTensor *t = constInput(2); t && !t->i.empty() && t->i[0])
+        failNode("training_mode=1 is not supported (inference only)");
+    }
+    if (const ConstTensor *c = constInput(0))
+      consts[node->output(0)] = *c;
+    else
+      setOutput(0, value(0)); // inference: forward the input
+    return;
+  }
+  if (foldIntNode())
+    return;
+
+  if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
+    allowOnlyAttrs({"consumed_inputs"});
+    Value x = value(0);
+    Location loc = NameLoc::get(builder.getStringAttr(node->name()));
+    Value r = op == "Relu"      ? builder.create<dlc::ReluOp>(loc, x).getResult()
+              : op == "Sigmoid" ? builder.create<dlc::SigmoidOp>(loc, x).getResult()
+                                : builder.create<dlc::TanhOp>(loc, x).getResult();
+    setOutput(0, r);
+    return;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    allowOnlyAttrs({"broadcast", "axis", "consumed_inputs"});
+    if (attr("axis"))
+      failNode("legacy axis broadcasting is not supported");
+    Value a = value(0), b = value(1);
+    Value r = op == "Add"   ? build<dlc::AddOp>({a, b})
+              : op == "Sub" ? build<dlc::SubOp>({a, b})
+              : op == "Mul" ? build<dlc::MulOp>({a, b})
+                            : build<dlc::DivOp>({a, b});
+    setOutput(0, r);
+    return;
+  }
+  if (op == "Conv")
+    return importConv();
+  if (op == "MaxPool" || op == "AveragePool")
+    return importPool(op == "MaxPool");
+  if (op == "Gemm")
+    return importGemm();
+  if (op == "MatMul") {
+    allowOnlyAttrs({});
+    return setOutput(0, build<dlc::MatMulOp>({value(0), value(1)}));
+  }
+  if (op == "Clip")
+    return importClip();
+  if (op == "Softmax")
+    return importSoftmax();
+  if (op == "GlobalAveragePool") {
+    allowOnlyAttrs({});
+    return setOutput(0, build<dlc::GlobalAveragePoolOp>(value(0)));
+  }
+  if (op == "BatchNormalization")
+    return importBatchNorm();
+  if (op == "Flatten") {
+    allowOnlyAttrs({"axis"});
+    Value x = value(0);
+    int64_t axis = normAxis(attrInt("axis", 1), typeOf(x).getRank(), /*inclusive=*/true);
+    return setOutput(0, build<dlc::FlattenOp>(
+                            x, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))}));
+  }
+  if (op == "Reshape")
+    return importReshape();
+  if (op == "Transpose") {
+    allowOnlyAttrs({"perm"});
+    Value x = value(0);
+    std::vector<int64_t> perm;
+    if (auto p = attrInts("perm"))
+      perm = *p;
+    else
+      for (int64_t i = typeOf(x).getRank() - 1; i >= 0; --i)
+        perm.push_back(i);
+    return setOutput(0, build<dlc::TransposeOp>(
+                            x, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))}));
+  }
+  if (op == "Concat") {
+    allowOnlyAttrs({"axis"});
+    SmallVector<Value> ins;
+    for (int i = 0; i < node->input_size(); ++i)
+      ins.push_back(value(i));
+    if (ins.empty())
+      failNode("Concat needs at least one input");
+    int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), typeOf(ins[0]).getRank());
+    return setOutput(0, build<dlc::ConcatOp>(
+                            ins, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))}));
+  }
+  failNode("unsupported operator " + op + " (ai.onnx, opset " + std::to_string(opset) + ")");
+}
+
+//===----------------------------------------------------------------------===//
+// Model
+//===----------------------------------------------------------------------===//
+
+bool Importer::run(dlc::ImportedModel &out, std::string &error) {
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      fail("cannot open file");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    onnx::ModelProto model;
+    if (bytes.empty() || !model.ParseFromString(bytes))
+      fail("not a valid ONNX model (truncated or garbled protobuf)");
+    if (!model.has_graph() || model.graph().node_size() == 0)
+      fail("the model has no graph or an empty graph");
+    for (const auto &imp : model.opset_import())
+      if (imp.domain().empty() || imp.domain() == "ai.onnx")
+        opset = imp.version();
+    if (opset == 0)
+      fail("the model imports no ai.onnx opset");
+    if (opset < kMinOpset || opset > kMaxOpset)
+      fail("ai.onnx opset " + std::to_string(opset) + " is not supported (dlc supports " +
+           std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
+    const onnx::GraphProto &graph = model.graph();
+
+    // ONNX's own checks, where the linked library knows the opset and IR.
+    if (opset <= kCheckerMaxOpset && model.ir_version() <= kCheckerMaxIr) {
+      bool knownOps = true;
+      for (const auto &n : graph.node())
+        knownOps &= n.domain().empty() || n.domain() == "ai.onnx";
+      try {
+        if (knownOps) {
+          onnx::checker::check_model(model);
+          onnx::ModelProto copy = model;
+          onnx::shape_inference::InferShapes(copy);
+        }
+      } catch (const std::exception &e) {
+        std::string msg = e.what();
+        // Unknown ops get dlc's own, node-naming message below.
+        if (msg.find("No Op registered") == std::string::npos)
+          fail("ONNX checker: " + msg.substr(0, msg.find('\n')));
+      }
+    }
+
+    // Initializers: weights and shape constants.
+    std::set<std::string> initNames;
+    for (const auto &t : graph.initializer()) {
+      consts[t.name()] = readTensor(t, "initializer '" + t.name() + "'");
+      initNames.insert(t.name());
+    }
+
+    // Graph inputs (IR < 4 lists initializers among them too).
+    SmallVector<Type> argTypes;
+    for (const auto &vi : graph.input()) {
+      if (initNames.count(vi.name()))
+        continue;
+      const auto &tt = vi.type().tensor_type();
+      if (!vi.type().has_tensor_type())
+        fail("graph input '" + vi.name() + "' is not a tensor");
+      if (tt.elem_type() != onnx::TensorProto::FLOAT)
+        fail("graph input '" + vi.name() + "' has element type " + dtypeName(tt.elem_type()) +
+             "; dlc supports float32 inputs");
+      std::vector<int64_t> shape;
+      auto bound = opts.inputShapes.find(vi.name());
+      if (bound != opts.inputShapes.end()) {
+        shape = bound->second;
+        if (tt.has_shape() && tt.shape().dim_size() != (int)shape.size())
+          fail("--input-shape " + vi.name() + "=" + dimsToString(shape) + " has rank " +
+               std::to_string(shape.size()) + " but the model's input has rank " +
+               std::to_string(tt.shape().dim_size()));
+        for (int i = 0; tt.has_shape() && i < tt.shape().dim_size(); ++i)
+          if (tt.shape().dim(i).has_dim_value() && tt.shape().dim(i).dim_value() != shape[i])
+            fail("--input-shape " + vi.name() + "=" + dimsToString(shape) +
+                 " conflicts with the model's dim " + std::to_string(i) + " = " +
+                 std::to_string(tt.shape().dim(i).dim_value()));
+      } else {
+        if (!tt.has_shape())
+          fail("graph input '" + vi.name() + "' has no shape; give one with --input-shape " +
+               vi.name() + "=DIMS");
+        for (int i = 0; i < tt.shape().dim_size(); ++i) {
+          const auto &d = tt.shape().dim(i);
+          if (!d.has_dim_value() || d.dim_value() <= 0)
+            fail("graph input '" + vi.name() + "' has dynamic dim " + std::to_string(i) +
+                 (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
+                 "; bind it with --input-shape " + vi.name() + "=DIMS");
+          shape.push_back(d.dim_value());
+        }
+      }
+      argTypes.push_back(RankedTensorType::get(shape, builder.getF32Type()));
+      out.inputs.push_back({vi.name(), "float32", shape});
+    }
+    for (auto &[name, shape] : opts.inputShapes) {
+      bool found = false;
+      for (auto &i : out.inputs)
+        found |= i.name == name;
+      if (!found)
+        fail("--input-shape names '" + name + "', which is not a graph input");
+    }
+
+    auto module = ModuleOp::create(FileLineColLoc::get(&ctx, path, 0, 0));
+    builder.setInsertionPointToEnd(module.getBody());
+    auto func = builder.create<func::FuncOp>(module.getLoc(), "main",
+                                             builder.getFunctionType(argTypes, {}));
+    Block *entry = func.addEntryBlock();
+    for (size_t i = 0; i < out.inputs.size(); ++i)
+      values[out.inputs[i].name] = entry->getArgument(i);
+    builder.setInsertionPointToStart(entry);
+    out.module = module;
+
+    for (nodeIndex = 0; nodeIndex < graph.node_size(); ++nodeIndex) {
+      node = &graph.node(nodeIndex);
+      importNode();
+    }
+    node = nullptr;
+
+    SmallVector<Value> results;
+    for (const auto &vi : graph.output()) {
+      auto it = values.find(vi.name());
+      if (it == values.end()) {
+        if (consts.count(vi.name()) && !consts[vi.name()].isInt())
+          it = values.emplace(vi.name(), makeConstant(vi.name(), consts[vi.name()])).first;
+        else
+          fail("graph output '" + vi.name() + "' is not computed by any node" +
+               (consts.count(vi.name()) ? " (it is an integer constant)" : ""));
+      }
+      auto t = typeOf(it->second);
+      results.push_back(it->second);
+      out.outputs.push_back({vi.name(), "float32",
+                             std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});
+    }
+    builder.create<func::ReturnOp>(module.getLoc(), results);
+    func.setType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+
+    std::string diag;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      if (diag.empty())
+        diag = d.str();
+      return success();
+    });
+    if (failed(verify(module)))
+      fail("invalid model: " + diag);
+    out.opset = opset;
+    out.graphName = graph.name();
+    return true;
+  } catch (const ImportError &e) {
+    error = e.message;
+  } catch (const std::exception &e) {
+    error = path + ": " + e.what();
+  }
+  if (out.module)
+    out.module = nullptr;
+  return false;
+}
+
+bool dlc::importOnnxFile(MLIRContext &ctx, const std::string &path,
+                         const ImportOptions &options, ImportedModel &out,
+                         std::string &error) {
+  ctx.loadDialect<dlc::DlcDialect, func::FuncDialect>();
+  Importer importer(ctx, path, options);
+  return importer.run(out, error);
+}

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Builds the ONNX models dlc's tests, examples and benchmarks use.
+
+Every model is made here with the `onnx` helper API and seeded random
+weights, so nothing large is committed and every run gives the same bytes.
+
+  python3 models/build_models.py OUT_DIR
+
+writes, under OUT_DIR:
+  mlp.onnx, lenet.onnx                 small networks (784-256-128-10; LeNet-5 style)
+  resnet18.onnx, mobilenetv2.onnx      torchvision architectures, batch 1, 224x224
+  resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
+  mlp_dynamic.onnx                     batch dim is the symbol "N"
+  ops/*.onnx                           one small model per importer feature
+  bad/*                                malformed or unsupported models for error tests
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 13
+IR_VERSION = 8  # what Debian's libonnx 1.12 checker accepts
+
+
+class Graph:
+    """Accumulates nodes and initializers with unique names."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def name(self, prefix):
+        self.count += 1
+        return f"{prefix}_{self.count}"
+
+    def weight(self, prefix, array):
+        n = self.name(prefix)
+        self.inits.append(numpy_helper.from_array(np.asarray(array, dtype=np.float32), n))
+        return n
+
+    def ints(self, prefix, values):
+        n = self.name(prefix)
+        self.inits.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), n))
+        return n
+
+    def node(self, op, inputs, **attrs):
+        out = self.name(op.lower())
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def conv(self, x, cin, cout, k, stride=1, pad=0, group=1, bias=True):
+        fan_in = cin // group * k * k
+        w = self.weight("w", self.rng.normal(0, np.sqrt(2.0 / fan_in), (cout, cin // group, k, k)))
+        ins = [x, w]
+        if bias:
+            ins.append(self.weight("b", self.rng.normal(0, 0.05, cout)))
+        return self.node("Conv", ins, kernel_shape=[k, k], strides=[stride, stride],
+                         pads=[pad] * 4, group=group)
+
+    def bn(self, x, c):
+        r = self.rng
+        return self.node("BatchNormalization", [
+            x, self.weight("gamma", r.uniform(0.5, 1.5, c)), self.weight("beta", r.normal(0, 0.1, c)),
+            self.weight("mean", r.normal(0, 0.1, c)), self.weight("var", r.uniform(0.5, 1.5, c))],
+            epsilon=1e-5)
+
+    def gemm(self, x, nin, nout):
+        w = self.weight("fc_w", self.rng.normal(0, np.sqrt(2.0 / nin), (nout, nin)))
+        b = self.weight("fc_b", self.rng.normal(0, 0.05, nout))
+        return self.node("Gemm", [x, w, b], transB=1)
+
+    def relu6(self, x):
+        return self.node("Clip", [x, self.weight("min", np.float32(0)), self.weight("max", np.float32(6))])
+
+    def model(self, name, inputs, outputs, opset=OPSET):
+        g = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="dlc models/build_models.py")
+        m.ir_version = IR_VERSION
+        return m
+
+
+def tensor(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def mlp(batch=1, symbolic=False):
+    g = Graph(1)
+    x = g.gemm("input", 784, 256)
+    x = g.node("Relu", [x])
+    x = g.gemm(x, 256, 128)
+    x = g.node("Relu", [x])
+    x = g.gemm(x, 128, 10)
+    y = g.node("Softmax", [x], axis=1)
+    b = "N" if symbolic else batch
+    return g.model("mlp", [tensor("input", [b, 784])], [tensor(y, [b, 10])])
+
+
+def lenet(batch=1):
+    g = Graph(2)
+    x = g.conv("input", 1, 6, 5, pad=2)
+    x = g.node("MaxPool", [g.node("Relu", [x])], kernel_shape=[2, 2], strides=[2, 2])
+    x = g.conv(x, 6, 16, 5)
+    x = g.node("MaxPool", [g.node("Relu", [x])], kernel_shape=[2, 2], strides=[2, 2])
+    x = g.node("Flatten", [x], axis=1)
+    x = g.node("Relu", [g.gemm(x, 400, 120)])
+    x = g.node("Relu", [g.gemm(x, 120, 84)])
+    y = g.gemm(x, 84, 10)
+    return g.model("lenet", [tensor("input", [batch, 1, 28, 28])], [tensor(y, [batch, 10])])
+
+
+def resnet18(batch=1):
+    """torchvision.models.resnet18: BasicBlocks [2, 2, 2, 2], BN after every conv."""
+    g = Graph(3)
+    x = g.node("Relu", [g.bn(g.conv("input", 3, 64, 7, 2, 3, bias=False), 64)])
+    x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, cout in enumerate([64, 128, 256, 512]):
+        for block in range(2):
+            stride = 2 if stage > 0 and block == 0 else 1
+            y = g.node("Relu", [g.bn(g.conv(x, cin, cout, 3, stride, 1, bias=False), cout)])
+            y = g.bn(g.conv(y, cout, cout, 3, 1, 1, bias=False), cout)
+            if stride != 1 or cin != cout:
+                x = g.bn(g.conv(x, cin, cout, 1, stride, 0, bias=False), cout)
+            x = g.node("Relu", [g.node("Add", [y, x])])
+            cin = cout
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    y = g.gemm(x, 512, 1000)
+    return g.model("resnet18", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+
+
+def mobilenetv2(batch=1):
+    """torchvision.models.mobilenet_v2: inverted residuals, depthwise 3x3, ReLU6."""
+    g = Graph(4)
+    x = g.relu6(g.bn(g.conv("input", 3, 32, 3, 2, 1, bias=False), 32))
+    cin = 32
+    for t, c, n, s in [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2],
+                       [6, 96, 3, 1], [6, 160, 3, 2], [6, 320, 1, 1]]:
+        for i in range(n):
+            stride = s if i == 0 else 1
+            hidden = cin * t
+            y = x
+            if t != 1:
+                y = g.relu6(g.bn(g.conv(y, cin, hidden, 1, bias=False), hidden))
+            y = g.relu6(g.bn(g.conv(y, hidden, hidden, 3, stride, 1, group=hidden, bias=False), hidden))
+            y = g.bn(g.conv(y, hidden, c, 1, bias=False), c)
+            x = g.node("Add", [x, y]) if stride == 1 and cin == c else y
+            cin = c
+    x = g.relu6(g.bn(g.conv(x, cin, 1280, 1, bias=False), 1280))
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    x = g.node("Dropout", [x])
+    y = g.gemm(x, 1280, 1000)
+    return g.model("mobilenetv2", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+
+
+def op_models():
+    """Small models, one per importer feature, for lit tests and numerics."""
+    models = {}
+
+    g = Graph(10)  # Conv with auto_pad, grouped conv, AveragePool count_include_pad, Concat
+    a = g.node("Conv", ["x", g.weight("w", g.rng.normal(0, 0.3, (8, 4, 3, 3)))],
+               kernel_shape=[3, 3], auto_pad="SAME_UPPER", strides=[2, 2])
+    b = g.conv("x", 4, 8, 3, 2, 1, group=2)
+    c = g.node("Concat", [a, b], axis=1)
+    d = g.node("AveragePool", [c], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+               count_include_pad=1, ceil_mode=1)
+    e = g.node("MaxPool", [c], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    f = g.node("Mul", [g.node("Sigmoid", [d]), g.node("Tanh", [e])])
+    models["conv_pool_concat"] = g.model("conv_pool_concat", [tensor("x", [1, 4, 9, 9])],
+                                         [tensor(f, [1, 16, 3, 3])])
+
+    g = Graph(11)  # MatMul broadcasting, Transpose, Reshape with 0/-1 via a shape subgraph, Sub/Div
+    t = g.node("Transpose", ["a"], perm=[0, 2, 1])  # 2x4x3
+    m = g.node("MatMul", [t, g.weight("w", g.rng.normal(0, 1, (3, 5)))])  # 2x4x5
+    shp = g.node("Shape", [m])
+    first = g.node("Gather", [shp, g.ints("i0", [0])], axis=0)
+    newshape = g.node("Concat", [first, g.ints("m1", [-1])], axis=0)
+    r = g.node("Reshape", [m, newshape])  # 2x20
+    r2 = g.node("Reshape", [r, g.ints("s", [0, 4, -1])])  # 2x4x5
+    bm = g.node("MatMul", [r2, g.weight("b", g.rng.normal(0, 1, (2, 5, 3)))])  # 2x4x3
+    s = g.node("Div", [g.node("Sub", [bm, g.weight("c", g.rng.normal(0, 1, (3,)))]),
+                       g.weight("d", g.rng.uniform(1, 2, (4, 1)))])
+    y = g.node("Softmax", [s], axis=1)
+    models["matmul_reshape"] = g.model("matmul_reshape", [tensor("a", [2, 3, 4])],
+                                       [tensor(y, [2, 4, 3])])
+
+    g = Graph(12)  # opset-11 Softmax (coerce to 2-D), Gemm with alpha/beta/transA, Identity
+    gm = g.node("Gemm", ["a", g.weight("b", g.rng.normal(0, 1, (6, 5))),
+                         g.weight("c", g.rng.normal(0, 1, (1, 5)))], transA=1, alpha=0.5, beta=2.0)
+    y = g.node("Softmax", [g.node("Identity", [gm])], axis=0)
+    models["gemm_softmax11"] = g.model("gemm_softmax11", [tensor("a", [6, 3])], [tensor(y, [3, 5])],
+                                       opset=11)
+    return models
+
+
+def bad_models(out):
+    """Inputs that must give a clear error, never a crash."""
+    os.makedirs(out, exist_ok=True)
+    good = mlp().SerializeToString()
+    open(f"{out}/truncated.onnx", "wb").write(good[: len(good) // 3])
+    open(f"{out}/garbled.onnx", "wb").write(bytes(np.random.default_rng(5).integers(0, 256, 4096, dtype=np.uint8)))
+    open(f"{out}/empty.onnx", "wb").write(b"")
+
+    def one(name, nodes, inputs, outputs, inits=(), opset=OPSET, ir=IR_VERSION):
+        g = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = ir
+        onnx.save(m, f"{out}/{name}.onnx")
+
+    x = tensor("x", [1, 4])
+    one("unknown_op", [helper.make_node("Relu", ["x"], ["r"], name="first"),
+                       helper.make_node("FancyOp", ["r"], ["y"], name="fancy", domain="com.example")],
+        [x], [tensor("y", [1, 4])])
+    one("unsupported_op", [helper.make_node("Relu", ["x"], ["r"], name="first"),
+                           helper.make_node("Hardmax", ["r"], ["y"], name="hm")],
+        [x], [tensor("y", [1, 4])])
+    one("unsupported_attr", [helper.make_node("Conv", ["img", "w"], ["y"], name="c3d",
+                                              kernel_shape=[1, 1], foo=3)],
+        [tensor("img", [1, 1, 4, 4])], [tensor("y", [1, 1, 4, 4])],
+        [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")])
+    one("unsupported_dtype", [helper.make_node("Relu", ["xi"], ["y"], name="r")],
+        [helper.make_tensor_value_info("xi", TensorProto.INT32, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 4])])
+    one("missing_initializer", [helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],
+        [x], [tensor("y", [1, 4])], opset=18)
+    one("dynamic_dim", [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [tensor("x", ["batch", 4])], [tensor("y", ["batch", 4])])
+    one("bad_shapes", [helper.make_node("Add", ["x", "z"], ["y"], name="add_mismatch")],
+        [x, tensor("z", [1, 3])], [tensor("y", [1, 4])], opset=18)
+    # External data whose path leaves the model's directory.
+    w = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
+    w.ClearField("raw_data")
+    w.data_location = TensorProto.EXTERNAL
+    for k, v in [("location", "../../etc/passwd"), ("offset", "0"), ("length", "16")]:
+        e = w.external_data.add()
+        e.key, e.value = k, v
+    one("external_escape", [helper.make_node("Add", ["x", "w"], ["y"], name="add_w")],
+        [x], [tensor("y", [1, 4])], [w], opset=18)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = sys.argv[1]
+    os.makedirs(f"{out}/ops", exist_ok=True)
+    models = {"mlp": mlp(), "lenet": lenet(), "resnet18": resnet18(), "mobilenetv2": mobilenetv2(),
+              "mlp_dynamic": mlp(symbolic=True), "resnet18_b8": resnet18(8),
+              "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8)}
+    for name, m in models.items():
+        onnx.checker.check_model(m)
+        onnx.save(m, f"{out}/{name}.onnx")
+    for name, m in op_models().items():
+        onnx.checker.check_model(m)
+        onnx.save(m, f"{out}/ops/{name}.onnx")
+    bad_models(f"{out}/bad")
+    print(f"wrote {len(models)} models, {len(op_models())} op models and the bad/ set to {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,677 @@
+//===- LowerToLinalg.cpp - dlc ops to linalg on tensors -------------------===//
+#include "dialects/DlcDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_LOWERTOLINALG
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+Value floatConst(OpBuilder &b, Location loc, double v) {
+  return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
+}
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  return b.create<linalg::FillOp>(loc, floatConst(b, loc, v), empty).getResult(0);
+}
+
+/// One linalg.generic, all loops parallel, with explicit input maps; the
+/// output map is the identity.
+Value buildParallelGeneric(OpBuilder &b, Location loc, RankedTensorType outType,
+                           ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                           BodyFn body) {
+  int64_t rank = outType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
+  auto generic = b.create<linalg::GenericOp>(
+      loc, outType, inputs, init, maps, iters,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, body(nb, nl, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// Static reshape as collapse-to-1-D + expand: both are views after
+/// bufferization, whatever the two shapes are. Rank 0 (one element) goes
+/// through an empty reassociation.
+Value reshapeStatic(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = tensorType(v);
+  if (type.getShape() == shape)
+    return v;
+  auto outType = RankedTensorType::get(shape, type.getElementType());
+  auto allDims = [](int64_t rank) {
+    SmallVector<ReassociationIndices> groups;
+    if (rank > 0)
+      groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    return groups;
+  };
+  if (type.getRank() == 0)
+    return b.create<tensor::ExpandShapeOp>(loc, outType, v, allDims(0));
+  if (shape.empty())
+    return b.create<tensor::CollapseShapeOp>(loc, outType, v, allDims(0));
+  Value flat = v;
+  if (type.getRank() != 1) {
+    auto flatType = RankedTensorType::get({type.getNumElements()}, type.getElementType());
+    flat = b.create<tensor::CollapseShapeOp>(loc, flatType, v, allDims(type.getRank()));
+  }
+  if (shape.size() == 1)
+    return flat;
+  return b.create<tensor::ExpandShapeOp>(loc, outType, flat, allDims(shape.size()));
+}
+
+/// numpy broadcasting: an operand is aligned to the trailing dims of the
+/// result. Its broadcast (size-1) dims are reshaped away first, so that every
+/// indexing map stays a projected permutation (which tiling and the
+/// vectorizer need).
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType outType,
+                       ValueRange inputs, BodyFn body) {
+  int64_t rank = outType.getRank();
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> operands;
+  for (Value v : inputs) {
+    auto t = tensorType(v);
+    SmallVector<int64_t> kept;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0, r = t.getRank(); i < r; ++i) {
+      int64_t j = rank - r + i;
+      if (t.getDimSize(i) == 1 && outType.getDimSize(j) != 1)
+        continue;
+      kept.push_back(t.getDimSize(i));
+      exprs.push_back(b.getAffineDimExpr(j));
+    }
+    operands.push_back(reshapeStatic(b, loc, v, kept));
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  return buildParallelGeneric(b, loc, outType, operands, maps, body);
+}
+
+/// A per-channel vector [C] read at dim `dim` of a rank-`rank` iteration.
+AffineMap channelMap(OpBuilder &b, int64_t rank, int64_t dim) {
+  return AffineMap::get(rank, 0, {b.getAffineDimExpr(dim)}, b.getContext());
+}
+
+Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+              ArrayRef<int64_t> high, double value) {
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(high, [](int64_t v) { return v == 0; }))
+    return input;
+  auto type = tensorType(input);
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < shape.size(); ++i)
+    shape[i] += low[i] + high[i];
+  auto padType = RankedTensorType::get(shape, type.getElementType());
+  return b.create<tensor::PadOp>(loc, padType, input,
+                                 getAsIndexOpFoldResult(b.getContext(), low),
+                                 getAsIndexOpFoldResult(b.getContext(), high),
+                                 floatConst(b, loc, value));
+}
+
+/// Accumulator for conv/gemm: the bias broadcast along `dim`, or zeros.
+Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
+               int64_t dim) {
+  if (!bias)
+    return filled(b, loc, outType, 0.0);
+  return buildParallelGeneric(b, loc, outType, bias,
+                              channelMap(b, outType.getRank(), dim),
+                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+template <typename OpTy>
+struct DlcPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpTy::Adaptor;
+};
+
+struct ConstantLowering : DlcPattern<dlc::ConstantOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::ConstantOp op, Adaptor,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(op.getValue()));
+    return success();
+  }
+};
+
+struct IdentityLowering : DlcPattern<dlc::IdentityOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::IdentityOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, a.getInput());
+    return success();
+  }
+};
+
+/// Unary and binary elementwise ops, by their scalar body.
+template <typename OpTy>
+struct ElementwiseLowering : DlcPattern<OpTy> {
+  using DlcPattern<OpTy>::DlcPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    auto outType = cast<RankedTensorType>(op.getType());
+    Value result = buildElementwise(
+        r, op.getLoc(), outType, a.getOperands(),
+        [&](OpBuilder &b, Location loc, ValueRange x) { return body(op, b, loc, x); });
+    r.replaceOp(op, result);
+    return success();
+  }
+  static Value body(OpTy op, OpBuilder &b, Location loc, ValueRange x);
+};
+
+template <>
+Value ElementwiseLowering<dlc::ReluOp>::body(dlc::ReluOp, OpBuilder &b,
+                                             Location loc, ValueRange x) {
+  return b.create<arith::MaximumFOp>(loc, x[0], floatConst(b, loc, 0.0));
+}
+template <>
+Value ElementwiseLowering<dlc::SigmoidOp>::body(dlc::SigmoidOp, OpBuilder &b,
+                                                Location loc, ValueRange x) {
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x[0]));
+  Value one = floatConst(b, loc, 1.0);
+  return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
+}
+template <>
+Value ElementwiseLowering<dlc::TanhOp>::body(dlc::TanhOp, OpBuilder &b,
+                                             Location loc, ValueRange x) {
+  return b.create<math::TanhOp>(loc, x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::ClipOp>::body(dlc::ClipOp op, OpBuilder &b,
+                                             Location loc, ValueRange x) {
+  Value lo = b.create<arith::MaximumFOp>(
+      loc, x[0], floatConst(b, loc, op.getMin().convertToFloat()));
+  return b.create<arith::MinimumFOp>(loc, lo,
+                                     floatConst(b, loc, op.getMax().convertToFloat()));
+}
+template <>
+Value ElementwiseLowering<dlc::AddOp>::body(dlc::AddOp, OpBuilder &b,
+                                            Location loc, ValueRange x) {
+  return b.create<arith::AddFOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::SubOp>::body(dlc::SubOp, OpBuilder &b,
+                                            Location loc, ValueRange x) {
+  return b.create<arith::SubFOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::MulOp>::body(dlc::MulOp, OpBuilder &b,
+                                            Location loc, ValueRange x) {
+  return b.create<arith::MulFOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp, OpBuilder &b,
+                                            Location loc, ValueRange x) {
+  return b.create<arith::DivFOp>(loc, x[0], x[1]);
+}
+
+struct ConvLowering : DlcPattern<dlc::ConvOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::ConvOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    auto inType = tensorType(a.getInput());
+    auto wType = tensorType(a.getWeight());
+    ArrayRef<int64_t> p = op.getPads();
+    Value input = padWith(r, loc, a.getInput(), {0, 0, p[0], p[1]},
+                          {0, 0, p[2], p[3]}, 0.0);
+    auto strides = r.getI64TensorAttr(op.getStrides());
+    auto dilations = r.getI64TensorAttr(op.getDilations());
+    Value init = biasInit(r, loc, outType, a.getBias(), 1);
+    int64_t group = op.getGroup();
+    int64_t c = inType.getDimSize(1), f = wType.getDimSize(0);
+    Value result;
+    if (group == 1) {
+      result = r.create<linalg::Conv2DNchwFchwOp>(loc, outType,
+                                                  ValueRange{input, a.getWeight()},
+                                                  init, strides, dilations)
+                   .getResult(0);
+    } else if (group == c && f == c) {
+      // Depthwise: weight [C,1,kh,kw] -> [C,kh,kw].
+      Value w = reshapeStatic(r, loc, a.getWeight(),
+                              {c, wType.getDimSize(2), wType.getDimSize(3)});
+      result = r.create<linalg::DepthwiseConv2DNchwChwOp>(
+                    loc, outType, ValueRange{input, w}, init, strides, dilations)
+                   .getResult(0);
+    } else {
+      // Grouped: split the channel dims into [G, C/G].
+      auto pt = tensorType(input);
+      Value x = reshapeStatic(r, loc, input,
+                              {pt.getDimSize(0), group, c / group,
+                               pt.getDimSize(2), pt.getDimSize(3)});
+      Value w = reshapeStatic(r, loc, a.getWeight(),
+                              {group, f / group, wType.getDimSize(1),
+                               wType.getDimSize(2), wType.getDimSize(3)});
+      SmallVector<int64_t> gOut{outType.getDimSize(0), group, f / group,
+                                outType.getDimSize(2), outType.getDimSize(3)};
+      auto gType = RankedTensorType::get(gOut, outType.getElementType());
+      Value gInit = reshapeStatic(r, loc, init, gOut);
+      Value g = r.create<linalg::Conv2DNgchwGfchwOp>(loc, gType, ValueRange{x, w},
+                                                     gInit, strides, dilations)
+                    .getResult(0);
+      result = reshapeStatic(r, loc, g, outType.getShape());
+    }
+    r.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct GemmLowering : DlcPattern<dlc::GemmOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::GemmOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    auto transpose2d = [&](Value v) -> Value {
+      auto t = tensorType(v);
+      Value init = r.create<tensor::EmptyOp>(
+          loc, ArrayRef<int64_t>{t.getDimSize(1), t.getDimSize(0)}, t.getElementType());
+      return r.create<linalg::TransposeOp>(loc, v, init, ArrayRef<int64_t>{1, 0})
+          .getResult()[0];
+    };
+    Value lhs = op.getTransA() ? transpose2d(a.getA()) : a.getA();
+    float alpha = op.getAlpha().convertToFloat(), beta = op.getBeta().convertToFloat();
+    Value c = a.getC();
+    // With alpha == 1 the scaled C is the accumulator's initial value.
+    Value init;
+    if (c && alpha == 1.0f && beta != 0.0f)
+      init = buildElementwise(r, loc, outType, c,
+                              [&](OpBuilder &b, Location l, ValueRange x) -> Value {
+                                if (beta == 1.0f)
+                                  return x[0];
+                                return b.create<arith::MulFOp>(l, x[0], floatConst(b, l, beta));
+                              });
+    else
+      init = filled(r, loc, outType, 0.0);
+    Value result;
+    if (op.getTransB())
+      result = r.create<linalg::MatmulTransposeBOp>(loc, outType,
+                                                    ValueRange{lhs, a.getB()}, init)
+                   .getResult(0);
+    else
+      result = r.create<linalg::MatmulOp>(loc, outType, ValueRange{lhs, a.getB()}, init)
+                   .getResult(0);
+    if (alpha != 1.0f) {
+      SmallVector<Value> ins{result};
+      if (c && beta != 0.0f)
+        ins.push_back(c);
+      result = buildElementwise(r, loc, outType, ins,
+                                [&](OpBuilder &b, Location l, ValueRange x) -> Value {
+                                  Value s = b.create<arith::MulFOp>(l, x[0], floatConst(b, l, alpha));
+                                  if (x.size() == 1)
+                                    return s;
+                                  Value cb = b.create<arith::MulFOp>(l, x[1], floatConst(b, l, beta));
+                                  return b.create<arith::AddFOp>(l, s, cb);
+                                });
+    }
+    r.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Materialise numpy broadcasting of `v` to `shape` (a copy only when needed).
+Value broadcastTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto t = tensorType(v);
+  if (t.getShape() == shape)
+    return v;
+  auto outType = RankedTensorType::get(shape, t.getElementType());
+  return buildElementwise(b, loc, outType, v,
+                          [](OpBuilder &, Location, ValueRange x) { return x[0]; });
+}
+
+struct MatMulLowering : DlcPattern<dlc::MatMulOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::MatMulOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    Type elem = outType.getElementType();
+    SmallVector<int64_t> ls(tensorType(a.getLhs()).getShape()),
+        rs(tensorType(a.getRhs()).getShape());
+    if (ls.size() == 1)
+      ls.insert(ls.begin(), 1);
+    if (rs.size() == 1)
+      rs.push_back(1);
+    Value lhs = reshapeStatic(r, loc, a.getLhs(), ls);
+    Value rhs = reshapeStatic(r, loc, a.getRhs(), rs);
+    int64_t m = ls[ls.size() - 2], k = ls.back(), n = rs.back();
+    Value result;
+    if (rs.size() == 2) {
+      // Fold all batch dims of the lhs into M: one plain matmul.
+      int64_t bm = 1;
+      for (int64_t d : ls)
+        bm *= d;
+      bm /= k;
+      Value l2 = reshapeStatic(r, loc, lhs, {bm, k});
+      auto t = RankedTensorType::get({bm, n}, elem);
+      result = r.create<linalg::MatmulOp>(loc, t, ValueRange{l2, rhs},
+                                          filled(r, loc, t, 0.0))
+                   .getResult(0);
+    } else {
+      SmallVector<int64_t> batch(outType.getShape());
+      batch.resize(std::max(ls.size(), rs.size()) - 2);
+      // Recompute the broadcast batch shape from the operands.
+      size_t br = batch.size();
+      for (size_t i = 0; i < br; ++i) {
+        auto dimOf = [&](ArrayRef<int64_t> s) -> int64_t {
+          size_t sb = s.size() - 2;
+          return i < br - sb ? 1 : s[i - (br - sb)];
+        };
+        batch[i] = std::max(dimOf(ls), dimOf(rs));
+      }
+      int64_t nb = 1;
+      for (int64_t d : batch)
+        nb *= d;
+      SmallVector<int64_t> lFull(batch), rFull(batch);
+      lFull.append({m, k});
+      rFull.append({k, n});
+      Value l3 = reshapeStatic(r, loc, broadcastTo(r, loc, lhs, lFull), {nb, m, k});
+      Value r3 = reshapeStatic(r, loc, broadcastTo(r, loc, rhs, rFull), {nb, k, n});
+      auto t = RankedTensorType::get({nb, m, n}, elem);
+      result = r.create<linalg::BatchMatmulOp>(loc, t, ValueRange{l3, r3},
+                                               filled(r, loc, t, 0.0))
+                   .getResult(0);
+    }
+    r.replaceOp(op, reshapeStatic(r, loc, result, outType.getShape()));
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct PoolLowering : DlcPattern<OpTy> {
+  using DlcPattern<OpTy>::DlcPattern;
+  static constexpr bool isMax = std::is_same_v<OpTy, dlc::MaxPoolOp>;
+
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    auto inType = tensorType(a.getInput());
+    ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
+                      p = op.getPads(), d = op.getDilations();
+    // ceil_mode may need more trailing padding than the explicit pads.
+    SmallVector<int64_t> high(4, 0), low{0, 0, p[0], p[1]};
+    for (int i = 0; i < 2; ++i) {
+      int64_t need = (outType.getDimSize(2 + i) - 1) * s[i] + (k[i] - 1) * d[i] + 1;
+      high[2 + i] = std::max<int64_t>(p[2 + i], need - inType.getDimSize(2 + i) - p[i]);
+    }
+    double neutral = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    Value input = padWith(r, loc, a.getInput(), low, high, neutral);
+    Value window = r.create<tensor::EmptyOp>(loc, k, r.getF32Type());
+    auto strides = r.getI64TensorAttr(s);
+    auto dilations = r.getI64TensorAttr(d);
+    Value init = filled(r, loc, outType, neutral);
+    if constexpr (isMax) {
+      r.replaceOp(op, r.create<linalg::PoolingNchwMaxOp>(
+                          loc, outType, ValueRange{input, window}, init, strides, dilations)
+                          .getResult(0));
+    } else {
+      Value sum = r.create<linalg::PoolingNchwSumOp>(
+                       loc, outType, ValueRange{input, window}, init, strides, dilations)
+                      .getResult(0);
+      r.replaceOp(op, divideByCount(r, loc, op, sum, inType, outType));
+    }
+    return success();
+  }
+
+  /// The divisor of every output position, counted at compile time: window
+  /// cells inside the input, or inside input + explicit pads with
+  /// count_include_pad (never the extra ceil_mode cells).
+  static Value divideByCount(OpBuilder &b, Location loc, dlc::AveragePoolOp op,
+                             Value sum, RankedTensorType inType,
+                             RankedTensorType outType) {
+    ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
+                      p = op.getPads(), d = op.getDilations();
+    int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+    SmallVector<float> inv;
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t x = 0; x < ow; ++x) {
+        int64_t count = 1;
+        for (int i = 0; i < 2; ++i) {
+          int64_t pos = i == 0 ? y : x, n = 0;
+          int64_t lo = op.getCountIncludePad() ? -p[i] : 0;
+          int64_t hi = inType.getDimSize(2 + i) + (op.getCountIncludePad() ? p[2 + i] : 0);
+          for (int64_t j = 0; j < k[i]; ++j) {
+            int64_t c = pos * s[i] - p[i] + j * d[i];
+            n += c >= lo && c < hi;
+          }
+          count *= n;
+        }
+        inv.push_back(count ? 1.0f / count : 0.0f);
+      }
+    auto tableType = RankedTensorType::get({oh, ow}, b.getF32Type());
+    Value table = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(tableType, ArrayRef<float>(inv)));
+    AffineMap id = b.getMultiDimIdentityMap(4);
+    AffineMap hw = AffineMap::get(4, 0, {b.getAffineDimExpr(2), b.getAffineDimExpr(3)},
+                                  b.getContext());
+    return buildParallelGeneric(b, loc, outType, ValueRange{sum, table}, {id, hw},
+                                [](OpBuilder &nb, Location l, ValueRange x) -> Value {
+                                  return nb.create<arith::MulFOp>(l, x[0], x[1]);
+                                });
+  }
+  static Value divideByCount(OpBuilder &, Location, dlc::MaxPoolOp, Value v,
+                             RankedTensorType, RankedTensorType) {
+    return v;
+  }
+};
+
+/// Reduce `input` over dim `axis` into a tensor without that dim.
+Value reduceDim(OpBuilder &b, Location loc, Value input, int64_t axis, double init,
+                function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  auto t = tensorType(input);
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> shape;
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis) {
+      shape.push_back(t.getDimSize(i));
+      outExprs.push_back(b.getAffineDimExpr(i));
+    }
+  auto outType = RankedTensorType::get(shape, t.getElementType());
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank),
+                              AffineMap::get(rank, 0, outExprs, b.getContext())};
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  iters[axis] = utils::IteratorType::reduction;
+  return b
+      .create<linalg::GenericOp>(loc, outType, input, filled(b, loc, outType, init),
+                                 maps, iters,
+                                 [&](OpBuilder &nb, Location l, ValueRange x) {
+                                   nb.create<linalg::YieldOp>(l, combine(nb, l, x[1], x[0]));
+                                 })
+      .getResult(0);
+}
+
+/// Elementwise over `full` with a reduced tensor (missing `axis`) broadcast.
+Value combineWithReduced(OpBuilder &b, Location loc, Value full, Value reduced,
+                         int64_t axis, BodyFn body) {
+  auto t = tensorType(full);
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0; i < t.getRank(); ++i)
+    if (i != axis)
+      exprs.push_back(b.getAffineDimExpr(i));
+  return buildParallelGeneric(
+      b, loc, t, ValueRange{full, reduced},
+      {b.getMultiDimIdentityMap(t.getRank()),
+       AffineMap::get(t.getRank(), 0, exprs, b.getContext())},
+      body);
+}
+
+struct SoftmaxLowering : DlcPattern<dlc::SoftmaxOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::SoftmaxOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto type = tensorType(a.getInput());
+    Value x = a.getInput();
+    int64_t axis = op.getAxis();
+    if (op.getCoerce_2d()) {
+      int64_t outer = 1, inner = 1;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        (i < axis ? outer : inner) *= type.getDimSize(i);
+      x = reshapeStatic(r, loc, x, {outer, inner});
+      axis = 1;
+    }
+    Value max = reduceDim(r, loc, x, axis, -std::numeric_limits<double>::infinity(),
+                          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                            return b.create<arith::MaximumFOp>(l, acc, v);
+                          });
+    Value e = combineWithReduced(r, loc, x, max, axis,
+                                 [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                   return b.create<math::ExpOp>(
+                                       l, b.create<arith::SubFOp>(l, v[0], v[1]));
+                                 });
+    Value sum = reduceDim(r, loc, e, axis, 0.0,
+                          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                            return b.create<arith::AddFOp>(l, acc, v);
+                          });
+    Value y = combineWithReduced(r, loc, e, sum, axis,
+                                 [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                   return b.create<arith::DivFOp>(l, v[0], v[1]);
+                                 });
+    r.replaceOp(op, reshapeStatic(r, loc, y, type.getShape()));
+    return success();
+  }
+};
+
+struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::GlobalAveragePoolOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto type = tensorType(a.getInput());
+    int64_t n = type.getDimSize(0), c = type.getDimSize(1), hw = 1;
+    for (int64_t i = 2; i < type.getRank(); ++i)
+      hw *= type.getDimSize(i);
+    Value x = reshapeStatic(r, loc, a.getInput(), {n, c, hw});
+    Value sum = reduceDim(r, loc, x, 2, 0.0,
+                          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                            return b.create<arith::AddFOp>(l, acc, v);
+                          });
+    Value mean = buildElementwise(r, loc, tensorType(sum), sum,
+                                  [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                    return b.create<arith::MulFOp>(
+                                        l, v[0], floatConst(b, l, 1.0 / hw));
+                                  });
+    r.replaceOp(op, reshapeStatic(r, loc, mean, cast<RankedTensorType>(op.getType()).getShape()));
+    return success();
+  }
+};
+
+struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::BatchNormOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto type = tensorType(a.getInput());
+    auto paramType = tensorType(a.getScale());
+    float eps = op.getEpsilon().convertToFloat();
+    // y = x * s + t with s = scale / sqrt(var + eps), t = bias - mean * s,
+    // computed once per channel (constant-folded later when all are weights).
+    Value sc = buildElementwise(r, loc, paramType, ValueRange{a.getScale(), a.getVariance()},
+                                [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                  Value ve = b.create<arith::AddFOp>(l, v[1], floatConst(b, l, eps));
+                                  return b.create<arith::DivFOp>(l, v[0], b.create<math::SqrtOp>(l, ve));
+                                });
+    Value sh = buildElementwise(r, loc, paramType, ValueRange{a.getBias(), a.getMean(), sc},
+                                [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                  return b.create<arith::SubFOp>(
+                                      l, v[0], b.create<arith::MulFOp>(l, v[1], v[2]));
+                                });
+    int64_t rank = type.getRank();
+    Value y = buildParallelGeneric(
+        r, loc, type, ValueRange{a.getInput(), sc, sh},
+        {r.getMultiDimIdentityMap(rank), channelMap(r, rank, 1), channelMap(r, rank, 1)},
+        [](OpBuilder &b, Location l, ValueRange v) -> Value {
+          return b.create<math::FmaOp>(l, v[0], v[1], v[2]);
+        });
+    r.replaceOp(op, y);
+    return success();
+  }
+};
+
+template <typename OpTy>
+struct ReshapeLikeLowering : DlcPattern<OpTy> {
+  using DlcPattern<OpTy>::DlcPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, reshapeStatic(r, op.getLoc(), a.getInput(),
+                                  cast<RankedTensorType>(op.getType()).getShape()));
+    return success();
+  }
+};
+
+struct TransposeLowering : DlcPattern<dlc::TransposeOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::TransposeOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    auto outType = cast<RankedTensorType>(op.getType());
+    Value init = r.create<tensor::EmptyOp>(op.getLoc(), outType.getShape(),
+                                           outType.getElementType());
+    r.replaceOp(op, r.create<linalg::TransposeOp>(op.getLoc(), a.getInput(), init,
+                                                  op.getPerm())
+                        .getResult()[0]);
+    return success();
+  }
+};
+
+struct ConcatLowering : DlcPattern<dlc::ConcatOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::ConcatOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t axis = op.getAxis(), rank = outType.getRank();
+    Value acc = r.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
+    int64_t offset = 0;
+    for (Value v : a.getInputs()) {
+      auto t = tensorType(v);
+      SmallVector<OpFoldResult> offs(rank, r.getIndexAttr(0)), sizes, strides(rank, r.getIndexAttr(1));
+      offs[axis] = r.getIndexAttr(offset);
+      for (int64_t d : t.getShape())
+        sizes.push_back(r.getIndexAttr(d));
+      acc = r.create<tensor::InsertSliceOp>(loc, v, acc, offs, sizes, strides);
+      offset += t.getDimSize(axis);
+    }
+    r.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<dlc::DlcDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect>();
+    RewritePatternSet patterns(ctx);
+    patterns.add<ConstantLowering, IdentityLowering, ElementwiseLowering<dlc::ReluOp>,
+                 ElementwiseLowering<dlc::SigmoidOp>, ElementwiseLowering<dlc::TanhOp>,
+                 ElementwiseLowering<dlc::ClipOp>, ElementwiseLowering<dlc::AddOp>,
+                 ElementwiseLowering<dlc::SubOp>, ElementwiseLowering<dlc::MulOp>,
+                 ElementwiseLowering<dlc::DivOp>, ConvLowering, GemmLowering,
+                 MatMulLowering, PoolLowering<dlc::MaxPoolOp>,
+                 PoolLowering<dlc::AveragePoolOp>, SoftmaxLowering,
+                 GlobalAveragePoolLowering, BatchNormLowering,
+                 ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
+                 TransposeLowering, ConcatLowering>(ctx);
+    if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,33 @@
+//===- Passes.h - dlc passes and pipelines --------------------------------===//
+#ifndef DLC_PASSES_PASSES_H
+#define DLC_PASSES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <memory>
+#include <string>
+
+namespace dlc {
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+/// What the CPU pipeline needs to know about the target.
+struct CpuPipelineOptions {
+  int64_t vectorWidth = 8; ///< f32 lanes: 8 for AVX2, 16 for AVX-512
+  int optLevel = 3;        ///< 0 disables tiling and vectorization
+};
+
+/// dlc dialect -> linalg -> tiles/vectors -> bufferized -> planned -> LLVM
+/// dialect. The entry function must be named `main`.
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
+
+/// Registers `--dlc-cpu-pipeline` with dlc-opt.
+void registerDlcPipelines();
+} // namespace dlc
+
+#endif

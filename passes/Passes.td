@@ -1,0 +1,105 @@
+//===- Passes.td - dlc passes ---------------------------------------------===//
+#ifndef DLC_PASSES
+#define DLC_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
+  let summary = "Lower dlc ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Conv becomes a linalg convolution on a zero-padded input with the bias
+    broadcast into the accumulator; pools pad with the neutral element and
+    average pool divides by a compile-time count table; Gemm/MatMul become
+    linalg.matmul / batch_matmul; everything elementwise becomes one
+    linalg.generic with numpy broadcasting in its indexing maps.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect"];
+}
+
+def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
+  let summary = "Rewrite NCHW convolutions as im2col + GEMM";
+  let description = [{
+    linalg.conv_2d_nchw_fchw becomes an im2col gather and a GEMM-shaped
+    linalg.generic, which tile-and-vectorize then treats like a matmul.
+    1x1 stride-1 unpadded convs need no gather and become the GEMM directly
+    through the same upstream rewrite.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
+  let summary = "Cache- and register-tile contractions, then vectorize linalg ops";
+  let description = [{
+    Every contraction (matmul, batch matmul, im2col GEMM) is tiled twice with
+    scf.for: cache tiles, then a register tile of `rows` x (2 x vector-width)
+    accumulators over k = 1, and the register tile is vectorized with masks
+    where the tile does not divide the shape. Elementwise generics are tiled
+    along their innermost dim by the vector width and vectorized the same way.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of the target's vector registers (8 AVX2, 16 AVX-512)">,
+    Option<"rows", "rows", "int64_t", /*default=*/"4",
+           "rows of the register tile (accumulator rows)">,
+    Option<"cacheM", "cache-m", "int64_t", "64", "cache tile along M">,
+    Option<"cacheN", "cache-n", "int64_t", "128", "cache tile along N">,
+    Option<"cacheK", "cache-k", "int64_t", "256", "cache tile along K">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
+                           "mlir::affine::AffineDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncOp"> {
+  let summary = "Keep loop-invariant vector transfers (GEMM accumulators) in registers";
+  let description = [{
+    On buffers: a transfer_read/transfer_write pair of the same tile inside a
+    k loop becomes a loop-carried vector, so the register tile is loaded once
+    before the reduction loop and stored once after it (upstream
+    linalg::hoistRedundantVectorTransfers, run to a fixed point).
+  }];
+}
+
+def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
+  let summary = "Lower vector contractions, masks and n-D transfers to 1-D vector ops";
+  let description = [{
+    vector.contract becomes outer products (one FMA per accumulator row),
+    multi-reductions reduce in parallel lanes, transfers are split into full
+    and partial tiles and unrolled to 1-D, so convert-vector-to-llvm sees only
+    1-D vector ops the x86 backend maps onto ymm/zmm registers.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
+def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every buffer of the entry function in one arena";
+  let description = [{
+    After bufferization, each memref.alloc of the entry function gets a live
+    interval (its first and last use in the entry block, following views) and
+    an offset, packed greedy-by-size with 64-byte alignment so that buffers
+    whose intervals do not overlap share bytes. The allocs become memref.view
+    ops on a new trailing `memref<Nxi8>` argument. The function records
+    `dlc.arena_bytes` and `dlc.arena_lower_bound` (peak live bytes).
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def VerifyNoHeapAlloc : Pass<"dlc-verify-no-heap-alloc", "mlir::ModuleOp"> {
+  let summary = "Fail if any heap allocation remains in generated code";
+  let description = [{
+    Runs after planning: any memref.alloc / memref.realloc, or any call to
+    malloc, calloc, realloc or aligned_alloc, is an error naming its location.
+  }];
+}
+
+#endif // DLC_PASSES

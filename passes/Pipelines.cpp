@@ -1,0 +1,96 @@
+//===- Pipelines.cpp - the CPU compilation pipeline -----------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+  // Graph level -> linalg on tensors.
+  pm.addNestedPass<func::FuncOp>(createLowerToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createConvToIm2Col());
+  pm.addPass(createCanonicalizerPass());
+  if (opts.optLevel > 0) {
+    TileAndVectorizeOptions tv;
+    tv.vectorWidth = opts.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tv));
+  }
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Buffers: graph outputs are written in place into the caller's memory.
+  bufferization::OneShotBufferizationOptions bufOpts;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  bufOpts.bufferAlignment = 64;
+  // linalg.copy lowers to loops; a strided memref.copy would call
+  // memrefCopy from MLIR's runner library, which the artifact does not have.
+  auto linalgCopy = [](OpBuilder &b, Location loc, Value from, Value to) {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
+  bufOpts.memCpyFn = linalgCopy;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.memCpyFn = linalgCopy;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  if (opts.optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
+
+  // One arena for every intermediate buffer.
+  pm.addPass(createPlanMemory());
+  pm.addPass(createVerifyNoHeapAlloc());
+
+  // Down to the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createLowerVectors());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions funcOpts;
+  funcOpts.useBarePtrCallConv = true; // one pointer per tensor at the ABI
+  pm.addPass(createConvertFuncToLLVMPass(funcOpts));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createVerifyNoHeapAlloc());
+}
+
+namespace {
+struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
+  Option<int64_t> vectorWidth{*this, "vector-width",
+                              llvm::cl::desc("f32 lanes (8 AVX2, 16 AVX-512)"),
+                              llvm::cl::init(8)};
+  Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
+                       llvm::cl::init(3)};
+};
+} // namespace
+
+void dlc::registerDlcPipelines() {
+  PassPipelineRegistration<CpuPipelineCLOptions>(
+      "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
+      [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
+        buildCpuPipeline(pm, {o.vectorWidth, o.optLevel});
+      });
+}

@@ -1,0 +1,108 @@
+//===- PlanMemory.cpp - one arena, offsets from liveness ------------------===//
+//
+// Every memref.alloc in the entry function becomes a memref.view into one
+// arena passed as the last argument. A buffer lives from its alloc to the
+// last top-level op that touches it or any view of it; buffers whose
+// lifetimes do not overlap may share bytes. Placement is greedy by size
+// (largest first, into the tightest gap among buffers live at the same
+// time), the heuristic TFLite's and Glow's planners use, which lands close to
+// the lower bound (peak live bytes) on CNNs.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+#include "passes/MemoryPlanner.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_PLANMEMORY
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+/// Position of the last top-level op that uses `root` or a view derived from it.
+int64_t lastUse(Value root, Block &block, const DenseMap<Operation *, int64_t> &pos) {
+  int64_t last = -1;
+  SmallVector<Value> work{root};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      Operation *top = block.findAncestorOpInBlock(*user);
+      if (top)
+        last = std::max(last, pos.lookup(top));
+      // Any memref an op derives from this buffer may alias it.
+      for (Value r : user->getResults())
+        if (isa<BaseMemRefType>(r.getType()))
+          work.push_back(r);
+    }
+  }
+  return last;
+}
+
+struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
+  using PlanMemoryBase::PlanMemoryBase;
+
+  void runOnOperation() override {
+    auto func = getOperation().lookupSymbol<func::FuncOp>(entry);
+    if (!func) {
+      getOperation().emitError("no entry function '") << entry << "'";
+      return signalPassFailure();
+    }
+    Block &block = func.getBody().front();
+    DenseMap<Operation *, int64_t> pos;
+    int64_t i = 0;
+    for (Operation &op : block)
+      pos[&op] = i++;
+
+    SmallVector<memref::AllocOp> allocs;
+    std::vector<dlc::BufferRequest> requests;
+    for (Operation &op : block) {
+      auto alloc = dyn_cast<memref::AllocOp>(&op);
+      if (!alloc)
+        continue;
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
+        alloc.emitError("cannot plan a buffer without a static identity layout: ")
+            << type;
+        return signalPassFailure();
+      }
+      int64_t bytes = type.getNumElements() *
+                      std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      int64_t start = pos[&op];
+      requests.push_back({bytes, start, std::max(start, lastUse(alloc, block, pos))});
+      allocs.push_back(alloc);
+    }
+    dlc::MemoryPlan plan = dlc::planMemory(requests, /*alignment=*/64);
+
+    auto arenaType = MemRefType::get({std::max<int64_t>(plan.arenaBytes, 64)},
+                                     IntegerType::get(&getContext(), 8));
+    unsigned argIndex = func.getNumArguments();
+    func.insertArgument(argIndex, arenaType, {}, func.getLoc());
+    Value arena = func.getArgument(argIndex);
+    OpBuilder b(&getContext());
+    for (auto [alloc, offset] : llvm::zip(allocs, plan.offsets)) {
+      b.setInsertionPoint(alloc);
+      Value off = b.create<arith::ConstantIndexOp>(alloc.getLoc(), offset);
+      Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(), arena,
+                                            off, ValueRange{});
+      alloc.replaceAllUsesWith(view);
+      alloc.erase();
+    }
+    // Planned buffers are never freed one by one.
+    SmallVector<memref::DeallocOp> deallocs;
+    func.walk([&](memref::DeallocOp d) { deallocs.push_back(d); });
+    for (auto d : deallocs)
+      d.erase();
+
+    func->setAttr("dlc.arena_bytes", b.getI64IntegerAttr(arenaType.getDimSize(0)));
+    func->setAttr("dlc.arena_lower_bound", b.getI64IntegerAttr(plan.lowerBound));
+    func->setAttr("dlc.arena_buffers", b.getI64IntegerAttr(allocs.size()));
+  }
+};
+} // namespace

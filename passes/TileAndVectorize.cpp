@@ -1,0 +1,140 @@
+//===- TileAndVectorize.cpp - cache/register tiling + vectorization -------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_TILEANDVECTORIZE
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+/// Tiles `op` by `sizes` (0 = untiled) and returns the tiled op, or null.
+linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
+                      ArrayRef<int64_t> sizes) {
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  SmallVector<OpFoldResult> ofr;
+  for (int64_t s : sizes)
+    ofr.push_back(rewriter.getIndexAttr(s));
+  options.setTileSizes(ofr);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(result))
+    return nullptr;
+  rewriter.replaceOp(op, result->replacements);
+  return dyn_cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// A tile size of `want` along a dim of `size`, 0 (untiled) when it covers it.
+int64_t clampTile(int64_t want, int64_t size) {
+  return ShapedType::isDynamic(size) || want < size ? want : 0;
+}
+
+struct TileAndVectorizePass
+    : dlc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
+  using TileAndVectorizeBase::TileAndVectorizeBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> roots;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics())
+        roots.push_back(op);
+    });
+    // Register tiles to vectorize, with the vector sizes that mask them.
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
+    for (linalg::LinalgOp op : roots) {
+      if (linalg::isaContractionOpInterface(op))
+        tileContraction(rewriter, op, tiles);
+      else if (isa<linalg::GenericOp, linalg::FillOp>(op) &&
+               op.getNumReductionLoops() == 0)
+        tileElementwise(rewriter, op, tiles);
+    }
+    for (auto &[op, sizes] : tiles) {
+      ArrayRef<int64_t> vs = op.hasDynamicShape() ? ArrayRef<int64_t>(sizes)
+                                                  : ArrayRef<int64_t>();
+      // An explicit all-false scalable-dims list: with an empty one the
+      // vectorizer builds mask types that differ from the transfer ops'.
+      SmallVector<bool> scalable(vs.size(), false);
+      if (failed(linalg::vectorizeOpPrecondition(op, vs, scalable)))
+        continue; // stays scalar: correct, slower
+      rewriter.setInsertionPoint(op);
+      (void)linalg::vectorize(rewriter, op, vs, scalable);
+    }
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
+      signalPassFailure();
+  }
+
+  /// M, N, K from the indexing maps: cache tiles, then a rows x 2*width
+  /// register tile over one k step (accumulators stay in registers).
+  void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                       SmallVectorImpl<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> &tiles) {
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned m = dims->m.back(), n = dims->n.back(), k = dims->k.back();
+    SmallVector<int64_t> cache(ranges.size(), 1), reg(ranges.size(), 1);
+    cache[m] = clampTile(cacheM, ranges[m]);
+    cache[n] = clampTile(cacheN, ranges[n]);
+    cache[k] = clampTile(cacheK, ranges[k]);
+    for (size_t i = 0; i < ranges.size(); ++i)
+      if (ranges[i] == 1)
+        cache[i] = 0;
+    linalg::LinalgOp cacheTile = tile(rewriter, op, cache);
+    if (!cacheTile)
+      return;
+    SmallVector<int64_t> tileRanges = cacheTile.getStaticLoopRanges();
+    auto bound = [&](unsigned d) {
+      return ShapedType::isDynamic(tileRanges[d]) ? (cache[d] ? cache[d] : ranges[d])
+                                                  : tileRanges[d];
+    };
+    reg[m] = std::min<int64_t>(rows, bound(m));
+    reg[n] = std::min<int64_t>(2 * vectorWidth, bound(n));
+    SmallVector<int64_t> regTiles(reg);
+    for (size_t i = 0; i < reg.size(); ++i)
+      if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))
+        regTiles[i] = 0;
+    linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles);
+    if (regTile)
+      tiles.push_back({regTile, reg});
+  }
+
+  /// All-parallel ops: one vector along the innermost dim, 1 elsewhere.
+  void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
+                       SmallVectorImpl<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> &tiles) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    SmallVector<int64_t> sizes(ranges.size(), 1), vec(ranges.size(), 1);
+    vec.back() = std::min<int64_t>(vectorWidth, ranges.back());
+    sizes.back() = clampTile(vectorWidth, ranges.back());
+    for (size_t i = 0; i + 1 < ranges.size(); ++i)
+      if (ranges[i] == 1)
+        sizes[i] = 0;
+    linalg::LinalgOp t = tile(rewriter, op, sizes);
+    if (t)
+      tiles.push_back({t, vec});
+  }
+};
+} // namespace

@@ -1,0 +1,35 @@
+/*===- model_abi.h - what `dlc compile` emits for the runtime to read -----===*
+ *
+ * dlc writes these tables (model_meta.c, compiled and linked next to the
+ * generated object); the runtime validates inputs against them. Hidden
+ * symbols: each model library sees only its own.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef DLC_RUNTIME_MODEL_ABI_H
+#define DLC_RUNTIME_MODEL_ABI_H
+
+#include <stdint.h>
+
+#define DLC_HIDDEN __attribute__((visibility("hidden")))
+
+typedef struct dlc_tensor_desc {
+  const char *name;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *shape;
+  int64_t bytes;
+} dlc_tensor_desc;
+
+typedef struct dlc_model_meta {
+  int32_t num_inputs, num_outputs;
+  const dlc_tensor_desc *inputs, *outputs;
+  int64_t arena_bytes;
+  const char *signature_json;
+} dlc_model_meta;
+
+extern DLC_HIDDEN const dlc_model_meta dlc_meta;
+
+/* The generated code: args = inputs, then outputs, then the arena. */
+DLC_HIDDEN void dlc_model_entry(void **args);
+
+#endif

@@ -1,0 +1,358 @@
+//===- dlc.cpp - the dlc command line: compile, run, inspect --------------===//
+#include "dlc/Compile.h"
+#include "dlc/Import.h"
+#include "dlc/Registration.h"
+#include "dlc/runtime.h"
+#include "tools/dlc/Npy.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+int usage() {
+  fprintf(stderr,
+          "usage:\n"
+          "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native]\n"
+          "              [--input-shape NAME=DIMS]... [-O0..-O3]\n"
+          "              [--emit=mlir|llvm|asm|obj|lib] [--print-ir-after-all]\n"
+          "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
+          "              [--threads N] [--print-time] [--seed S]\n"
+          "  dlc inspect LIB.so\n");
+  return 2;
+}
+
+int fail(const std::string &msg) {
+  fprintf(stderr, "dlc: error: %s\n", msg.c_str());
+  return 1;
+}
+
+/// `--flag=value` or `--flag value`; advances `i` past what it consumed.
+bool optionValue(int argc, char **argv, int &i, const char *flag, std::string &out) {
+  std::string arg = argv[i];
+  std::string f = flag;
+  if (arg == f) {
+    if (i + 1 >= argc)
+      return false;
+    out = argv[++i];
+    return true;
+  }
+  if (arg.rfind(f + "=", 0) == 0) {
+    out = arg.substr(f.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+bool parseDims(const std::string &s, std::vector<int64_t> &dims) {
+  std::stringstream ss(s);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    dims.push_back(std::stoll(part));
+    if (dims.back() <= 0)
+      return false;
+  }
+  return !dims.empty();
+}
+
+int compileCommand(int argc, char **argv) {
+  std::string model, target = "native", error, value;
+  dlc::CompileOptions opts;
+  dlc::ImportOptions importOpts;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (optionValue(argc, argv, i, "-o", value)) {
+      opts.output = value;
+    } else if (optionValue(argc, argv, i, "--target", value)) {
+      target = value;
+    } else if (optionValue(argc, argv, i, "--emit", value)) {
+      opts.emit = value;
+      if (!(value == "mlir" || value == "llvm" || value == "asm" || value == "obj" ||
+            value == "lib"))
+        return fail("--emit must be mlir, llvm, asm, obj or lib (got '" + value + "')");
+    } else if (optionValue(argc, argv, i, "--input-shape", value)) {
+      auto eq = value.find('=');
+      std::vector<int64_t> dims;
+      if (eq == std::string::npos || !parseDims(value.substr(eq + 1), dims))
+        return fail("--input-shape expects NAME=DIMS like data=1x3x224x224 (got '" + value + "')");
+      importOpts.inputShapes[value.substr(0, eq)] = dims;
+    } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') {
+      opts.optLevel = arg[2] - '0';
+    } else if (arg == "--print-ir-after-all") {
+      opts.printIrAfterAll = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return fail("unknown option '" + arg + "'");
+    } else if (model.empty()) {
+      model = arg;
+    } else {
+      return fail("more than one model given ('" + model + "', '" + arg + "')");
+    }
+  }
+  if (model.empty() || opts.output.empty())
+    return usage();
+  std::error_code ec;
+  if (fs::exists(opts.output, ec) && fs::equivalent(model, opts.output, ec))
+    return fail("output '" + opts.output + "' is the input model; refusing to overwrite it");
+  if (!dlc::resolveTarget(target, opts.target, error))
+    return fail(error);
+
+  mlir::DialectRegistry registry;
+  dlc::registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  dlc::ImportedModel imported;
+  if (!dlc::importOnnxFile(ctx, model, importOpts, imported, error))
+    return fail(error);
+  if (!dlc::compileModel(imported, opts, error))
+    return fail(model + ": " + error);
+  return 0;
+}
+
+/// A compiled model library opened with dlopen.
+struct Library {
+  void *handle = nullptr;
+  size_t (*arenaBytes)();
+  int (*create)(dlc_model **, void *, size_t);
+  int (*run)(dlc_model *, const dlc_tensor *, size_t, dlc_tensor *, size_t);
+  int (*setThreads)(dlc_model *, int);
+  const char *(*signature)();
+  const char *(*lastError)(const dlc_model *);
+  void (*destroy)(dlc_model *);
+  nlohmann::json sig;
+
+  bool open(const std::string &path, std::string &error) {
+    std::string p = path.find('/') == std::string::npos ? "./" + path : path;
+    handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      error = std::string("cannot load '") + path + "': " + dlerror();
+      return false;
+    }
+    bool ok = true;
+    auto sym = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
+      ok &= fn != nullptr;
+    };
+    sym(arenaBytes, "dlc_arena_bytes");
+    sym(create, "dlc_create");
+    sym(run, "dlc_run");
+    sym(setThreads, "dlc_set_threads");
+    sym(signature, "dlc_signature_json");
+    sym(lastError, "dlc_last_error");
+    sym(destroy, "dlc_destroy");
+    if (!ok) {
+      error = "'" + path + "' is not a dlc model library (missing the dlc_* C API)";
+      return false;
+    }
+    sig = nlohmann::json::parse(signature(), nullptr, /*allow_exceptions=*/false);
+    if (sig.is_discarded()) {
+      error = "'" + path + "' has a malformed signature";
+      return false;
+    }
+    return true;
+  }
+};
+
+std::string sanitize(const std::string &name) {
+  std::string s = name;
+  for (char &c : s)
+    if (!(isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-'))
+      c = '_';
+  return s;
+}
+
+int runCommand(int argc, char **argv) {
+  std::string lib, outDir, value, error;
+  std::vector<std::pair<std::string, std::string>> inputFiles;
+  int repeat = 1, threads = 0;
+  unsigned seed = 0;
+  bool printTime = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (optionValue(argc, argv, i, "--input", value)) {
+      auto eq = value.find('=');
+      if (eq == std::string::npos)
+        return fail("--input expects NAME=FILE.npy (got '" + value + "')");
+      inputFiles.push_back({value.substr(0, eq), value.substr(eq + 1)});
+    } else if (optionValue(argc, argv, i, "--output-dir", value)) {
+      outDir = value;
+    } else if (optionValue(argc, argv, i, "--repeat", value)) {
+      repeat = atoi(value.c_str());
+      if (repeat <= 0)
+        return fail("--repeat must be a positive integer");
+    } else if (optionValue(argc, argv, i, "--threads", value)) {
+      threads = atoi(value.c_str());
+      if (threads < 0)
+        return fail("--threads must be >= 0");
+    } else if (optionValue(argc, argv, i, "--seed", value)) {
+      seed = (unsigned)strtoul(value.c_str(), nullptr, 10);
+    } else if (arg == "--print-time") {
+      printTime = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return fail("unknown option '" + arg + "'");
+    } else if (lib.empty()) {
+      lib = arg;
+    } else {
+      return fail("more than one library given");
+    }
+  }
+  if (lib.empty() || outDir.empty())
+    return usage();
+  Library L;
+  if (!L.open(lib, error))
+    return fail(error);
+
+  // Inputs: from .npy files, or seeded uniform random in [-1, 1].
+  std::vector<dlc::NpyArray> inputs;
+  std::vector<std::vector<int64_t>> inShapes;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const auto &in : L.sig["inputs"]) {
+    std::string name = in["name"];
+    std::vector<int64_t> shape = in["shape"];
+    dlc::NpyArray a;
+    auto it = std::find_if(inputFiles.begin(), inputFiles.end(),
+                           [&](auto &p) { return p.first == name; });
+    if (it != inputFiles.end()) {
+      if (!dlc::readNpy(it->second, a, error))
+        return fail("input '" + name + "': " + error);
+    } else if (inputFiles.empty()) {
+      a.shape = shape;
+      a.data.resize(a.numel());
+      for (float &v : a.data)
+        v = dist(rng);
+    } else {
+      return fail("no --input given for model input '" + name + "'");
+    }
+    inputs.push_back(std::move(a));
+  }
+  for (auto &[name, file] : inputFiles) {
+    bool known = false;
+    for (const auto &in : L.sig["inputs"])
+      known |= in["name"] == name;
+    if (!known)
+      return fail("--input names '" + name + "', which is not a model input");
+  }
+  std::vector<std::string> inNames, outNames;
+  std::vector<dlc_tensor> inT, outT;
+  for (const auto &in : L.sig["inputs"])
+    inNames.push_back(in["name"]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    inT.push_back({inNames[i].c_str(), DLC_FLOAT32, (int32_t)inputs[i].shape.size(),
+                   inputs[i].shape.data(), inputs[i].data.data()});
+  std::vector<dlc::NpyArray> outputs;
+  for (const auto &out : L.sig["outputs"]) {
+    dlc::NpyArray a;
+    a.shape = out["shape"].get<std::vector<int64_t>>();
+    a.data.resize(a.numel());
+    outputs.push_back(std::move(a));
+    outNames.push_back(out["name"]);
+  }
+  for (size_t i = 0; i < outputs.size(); ++i)
+    outT.push_back({outNames[i].c_str(), DLC_FLOAT32, (int32_t)outputs[i].shape.size(),
+                    outputs[i].shape.data(), outputs[i].data.data()});
+
+  dlc_model *model = nullptr;
+  if (L.create(&model, nullptr, 0) != DLC_OK)
+    return fail(L.lastError(nullptr));
+  L.setThreads(model, threads);
+  std::vector<double> times;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    int rc = L.run(model, inT.data(), inT.size(), outT.data(), outT.size());
+    auto t1 = std::chrono::steady_clock::now();
+    if (rc != DLC_OK) {
+      std::string msg = L.lastError(model);
+      L.destroy(model);
+      return fail("run failed: " + msg);
+    }
+    times.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+  }
+  L.destroy(model);
+
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string file = (fs::path(outDir) / (sanitize(outNames[i]) + ".npy")).string();
+    if (!dlc::writeNpy(file, outputs[i], error))
+      return fail(error);
+    printf("%s: shape [", outNames[i].c_str());
+    for (size_t d = 0; d < outputs[i].shape.size(); ++d)
+      printf("%s%lld", d ? ", " : "", (long long)outputs[i].shape[d]);
+    printf("] ->%s; first values:", file.c_str());
+    for (size_t k = 0; k < std::min<size_t>(5, outputs[i].data.size()); ++k)
+      printf(" %.6g", outputs[i].data[k]);
+    printf("\n");
+  }
+  if (printTime) {
+    std::vector<double> s = times;
+    std::sort(s.begin(), s.end());
+    double median = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+    printf("median %.3f ms, min %.3f ms, max %.3f ms over %d runs\n", median, s.front(),
+           s.back(), repeat);
+  }
+  return 0;
+}
+
+int inspectCommand(int argc, char **argv) {
+  if (argc != 3)
+    return usage();
+  Library L;
+  std::string error;
+  if (!L.open(argv[2], error))
+    return fail(error);
+  const auto &sig = L.sig;
+  auto list = [](const char *title, const nlohmann::json &ts) {
+    printf("%s:\n", title);
+    for (const auto &t : ts)
+      printf("  %s: %s %s\n", t["name"].get<std::string>().c_str(),
+             t["dtype"].get<std::string>().c_str(), t["shape"].dump().c_str());
+  };
+  printf("library: %s\n", argv[2]);
+  list("inputs", sig["inputs"]);
+  list("outputs", sig["outputs"]);
+  printf("target: %s (cpu %s, %d f32 lanes)\n", sig["target"]["name"].get<std::string>().c_str(),
+         sig["target"]["cpu"].get<std::string>().c_str(), sig["target"]["vector_width"].get<int>());
+  const auto &plan = sig["memory_plan"];
+  int64_t arena = plan["arena_bytes"], bound = plan["lower_bound_bytes"];
+  printf("memory plan: arena %lld bytes, lower bound %lld bytes (peak live), ratio %.3f, "
+         "%lld buffers, %d-byte aligned\n",
+         (long long)arena, (long long)bound, bound ? (double)arena / bound : 1.0,
+         (long long)plan["buffers"].get<int64_t>(), plan["alignment"].get<int>());
+  printf("signature: %s\n", sig.dump().c_str());
+  return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::string cmd = argv[1];
+  if (cmd == "compile")
+    return compileCommand(argc, argv);
+  if (cmd == "run")
+    return runCommand(argc, argv);
+  if (cmd == "inspect")
+    return inspectCommand(argc, argv);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    usage();
+    return 0;
+  }
+  fprintf(stderr, "dlc: error: unknown command '%s'\n", cmd.c_str());
+  return usage();
+}
