@@ -167,7 +167,7 @@ def op_models():
     c = g.node("Concat", [a, b], axis=1)
     d = g.node("AveragePool", [c], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
                count_include_pad=1, ceil_mode=1)
-    e = g.node("MaxPool", [c], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    e = g.node("MaxPool", [c], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1)
     f = g.node("Mul", [g.node("Sigmoid", [d]), g.node("Tanh", [e])])
     models["conv_pool_concat"] = g.model("conv_pool_concat", [tensor("x", [1, 4, 9, 9])],
                                          [tensor(f, [1, 16, 3, 3])])

@@ -44,6 +44,10 @@ void LLVMInitializeX86AsmPrinter();
 /// Writes `data` to `path` through a temporary file and a rename, so a
 /// failed write never leaves a half-written output behind.
 bool writeFileAtomically(const std::string &path, llvm::StringRef data, std::string &error) {
+  if (path == "-") {
+    llvm::outs() << data;
+    return true;
+  }
   std::string tmp = path + ".tmp";
   {
     std::error_code ec;

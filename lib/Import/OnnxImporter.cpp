@@ -382,8 +382,8 @@ bool Importer::foldIntNode() {
       continue;
     }
     const ConstTensor *c = constInput(i);
-    if (!c)
-      return op == "Shape" && i == 0 ? true : false; // Shape handled below
+    if (!c && op != "Shape") // Shape only needs its input's static type
+      return false;
     in.push_back(c);
   }
   auto put = [&](ConstTensor c) { consts[node->output(0)] = std::move(c); };

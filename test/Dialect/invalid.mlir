@@ -1,0 +1,51 @@
+// RUN: %dlc-opt %s -split-input-file -verify-diagnostics
+
+func.func @broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{shapes are not broadcastable: dim 1 is 3 vs 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.add %a, %b : tensor<2x3xf32>, tensor<4xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @conv_channels(%x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  // expected-error @+2 {{conv channels do not match: input 3, weight 2 x group 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32>
+  return %0 : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+func.func @wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x5xf32> {
+  // expected-error @+2 {{'dlc.matmul' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.matmul %a, %b : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x3xf32>) -> tensor<7xf32> {
+  // expected-error @+2 {{reshape: 6 elements cannot become 7}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.reshape %a {shape = array<i64: 7>} : tensor<2x3xf32> -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @clip_bounds(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{min 6.000000e+00 exceeds max 0.000000e+00}}
+  %0 = dlc.clip %a {min = 6.0 : f32, max = 0.0 : f32} : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{axis 2 out of range for rank 2}}
+  %0 = dlc.softmax %a {axis = 2 : i64, coerce_2d = false} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

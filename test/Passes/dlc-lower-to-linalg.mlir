@@ -1,0 +1,131 @@
+// RUN: %dlc-opt %s -split-input-file --dlc-lower-to-linalg | FileCheck %s
+
+// CHECK-LABEL: func.func @conv_bias
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>, %[[W:.*]]: tensor<4x3x3x3xf32>, %[[B:.*]]: tensor<4xf32>)
+// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<4xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : {{.*}}) outs(%[[INIT]] : tensor<1x4x4x4xf32>)
+func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %0 = dlc.conv %x, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[W:.*]] = tensor.collapse_shape
+// CHECK: %[[W3:.*]] = tensor.expand_shape %[[W]] {{.*}} into tensor<8x3x3xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} ins(%{{.*}}, %[[W3]] :
+func.func @depthwise(%x: tensor<1x8x6x6xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 8 : i64} : (tensor<1x8x6x6xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @grouped
+// CHECK: linalg.conv_2d_ngchw_gfchw {{.*}} -> tensor<1x2x4x4x4xf32>
+func.func @grouped(%x: tensor<1x4x6x6xf32>, %w: tensor<8x2x3x3xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<8x2x3x3xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gemm_fc
+// CHECK-SAME: (%[[A:.*]]: tensor<1x16xf32>, %[[W:.*]]: tensor<10x16xf32>, %[[C:.*]]: tensor<10xf32>)
+// CHECK: %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[C]] : tensor<10xf32>)
+// CHECK: linalg.matmul_transpose_b ins(%[[A]], %[[W]] : {{.*}}) outs(%[[INIT]] : tensor<1x10xf32>)
+func.func @gemm_fc(%a: tensor<1x16xf32>, %w: tensor<10x16xf32>, %c: tensor<10xf32>) -> tensor<1x10xf32> {
+  %0 = dlc.gemm %a, %w, %c {transB = true} : (tensor<1x16xf32>, tensor<10x16xf32>, tensor<10xf32>) -> tensor<1x10xf32>
+  return %0 : tensor<1x10xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batched_matmul
+// CHECK: linalg.batch_matmul {{.*}} -> tensor<6x3x5xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x3x3x5xf32>
+func.func @batched_matmul(%a: tensor<2x3x3x4xf32>, %b: tensor<3x4x5xf32>) -> tensor<2x3x3x5xf32> {
+  %0 = dlc.matmul %a, %b : tensor<2x3x3x4xf32>, tensor<3x4x5xf32> -> tensor<2x3x3x5xf32>
+  return %0 : tensor<2x3x3x5xf32>
+}
+
+// -----
+
+// Size-1 broadcast dims are reshaped away: every indexing map stays a
+// projected permutation.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @add_broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK: arith.addf
+func.func @add_broadcast(%a: tensor<2x3x4xf32>, %b: tensor<1x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = dlc.add %a, %b : tensor<2x3x4xf32>, tensor<1x4xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @max_pool_ceil
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: tensor.pad {{.*}} low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+func.func @max_pool_ceil(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x2x2xf32> {
+  %0 = dlc.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = false} : tensor<1x2x5x5xf32> -> tensor<1x2x2x2xf32>
+  %1 = dlc.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : tensor<1x2x5x5xf32> -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// The divisor of each output cell is counted at compile time.
+// CHECK-LABEL: func.func @average_pool_exclude_pad
+// CHECK: linalg.pooling_nchw_sum
+// CHECK: arith.constant dense<{{\[\[}}2.500000e-01, 0.166666672], [0.166666672, 0.111111112]]>
+// CHECK: arith.mulf
+func.func @average_pool_exclude_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = dlc.average_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @softmax_axis1
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
+// CHECK: arith.divf
+func.func @softmax_axis1(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = dlc.softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: math.sqrt
+// CHECK: linalg.generic
+// CHECK: math.fma
+func.func @batch_norm(%x: tensor<1x4x2x2xf32>, %p: tensor<4xf32>) -> tensor<1x4x2x2xf32> {
+  %0 = dlc.batch_norm %x, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x4x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x2xf32>
+  return %0 : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @data_movement
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x3xf32>) outs(%{{.*}} : tensor<3x2xf32>) permutation = [1, 0]
+// CHECK: %[[S0:.*]] = tensor.insert_slice %[[T]] into %{{.*}}[0, 0] [3, 2] [1, 1]
+// CHECK: tensor.insert_slice %[[T]] into %[[S0]][3, 0] [3, 2] [1, 1]
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x6xf32>
+func.func @data_movement(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
+  %t = dlc.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %c = dlc.concat %t, %t {axis = 0 : i64} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<6x2xf32>
+  %r = dlc.reshape %c {shape = array<i64: 2, -1>} : tensor<6x2xf32> -> tensor<2x6xf32>
+  return %r : tensor<2x6xf32>
+}

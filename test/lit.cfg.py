@@ -1,0 +1,24 @@
+# lit configuration for dlc: IR tests, error tests, codegen and end-to-end.
+import os
+
+import lit.formats
+
+config.name = "dlc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.dlc_obj_root, "test")
+config.excludes = ["unit", "lit.cfg.py", "CMakeLists.txt"]
+
+models = os.path.join(config.dlc_obj_root, "models")
+config.substitutions += [
+    ("%dlc-opt", os.path.join(config.dlc_tools_dir, "dlc-opt", "dlc-opt")),
+    ("%dlc", os.path.join(config.dlc_tools_dir, "dlc", "dlc")),
+    ("%models", models),
+    ("%python", config.python),
+    ("%src", config.dlc_src_root),
+    ("%shared", os.path.join(os.path.dirname(config.dlc_src_root), "shared")),
+]
+# Pin LLVM 19's FileCheck/not: the unversioned tools on PATH are LLVM 14.
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
