@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -20,9 +21,13 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// Tiles `op` by `sizes` (0 = untiled) and returns the tiled op, or null.
+/// Marks a register tile with the vector sizes it is vectorized with.
+constexpr llvm::StringLiteral kVectorSizes = "dlc.vector_sizes";
+
+/// Tiles `op` by `sizes` (0 = untiled) and returns the tiled op, or null;
+/// `loops` gets one scf.for per tiled dim, in dim order.
 linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                      ArrayRef<int64_t> sizes) {
+                      ArrayRef<int64_t> sizes, SmallVectorImpl<scf::ForOp> *loops = nullptr) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
   scf::SCFTilingOptions options;
@@ -36,12 +41,43 @@ linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(result))
     return nullptr;
   rewriter.replaceOp(op, result->replacements);
+  if (loops)
+    for (LoopLikeOpInterface l : result->loops)
+      loops->push_back(cast<scf::ForOp>(l.getOperation()));
   return dyn_cast<linalg::LinalgOp>(result->tiledOps.back());
+}
+
+/// Splits the loops tiling dims `dims` (by `sizes`) into full tiles and one
+/// partial tile, so that full tiles get static shapes: unmasked vectors
+/// whose accumulators can be hoisted into registers.
+void peel(RewriterBase &rewriter, ArrayRef<scf::ForOp> loops, ArrayRef<int64_t> sizes,
+          ArrayRef<unsigned> dims) {
+  for (unsigned d : dims) {
+    if (sizes[d] == 0)
+      continue;
+    unsigned index = llvm::count_if(sizes.take_front(d), [](int64_t s) { return s != 0; });
+    scf::ForOp partial;
+    rewriter.setInsertionPoint(loops[index]);
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, loops[index], partial);
+  }
 }
 
 /// A tile size of `want` along a dim of `size`, 0 (untiled) when it covers it.
 int64_t clampTile(int64_t want, int64_t size) {
   return ShapedType::isDynamic(size) || want < size ? want : 0;
+}
+
+/// A cache tile along a dim of `size`: the largest multiple of `multiple` at
+/// most `want` that divides `size` (static tiles need no masks), else `want`.
+int64_t cacheTile(int64_t want, int64_t size, int64_t multiple) {
+  if (ShapedType::isDynamic(size))
+    return want;
+  if (size <= want)
+    return 0;
+  for (int64_t t = want / multiple * multiple; t >= multiple; t -= multiple)
+    if (size % t == 0)
+      return t;
+  return want;
 }
 
 struct TileAndVectorizePass
@@ -56,27 +92,46 @@ struct TileAndVectorizePass
       if (op.hasPureTensorSemantics())
         roots.push_back(op);
     });
-    // Register tiles to vectorize, with the vector sizes that mask them.
-    SmallVector<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> tiles;
     for (linalg::LinalgOp op : roots) {
       if (linalg::isaContractionOpInterface(op))
-        tileContraction(rewriter, op, tiles);
+        tileContraction(rewriter, op);
       else if (isa<linalg::GenericOp, linalg::FillOp>(op) &&
                op.getNumReductionLoops() == 0)
-        tileElementwise(rewriter, op, tiles);
+        tileElementwise(rewriter, op);
     }
-    for (auto &[op, sizes] : tiles) {
+    // Register tiles (peeled copies included) carry their vector sizes.
+    SmallVector<linalg::LinalgOp> tiles;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorSizes))
+        tiles.push_back(op);
+    });
+    for (linalg::LinalgOp op : tiles) {
+      SmallVector<int64_t> sizes(
+          cast<DenseI64ArrayAttr>(op->getAttr(kVectorSizes)).asArrayRef());
+      op->removeAttr(kVectorSizes);
       ArrayRef<int64_t> vs = op.hasDynamicShape() ? ArrayRef<int64_t>(sizes)
                                                   : ArrayRef<int64_t>();
       // An explicit all-false scalable-dims list: with an empty one the
       // vectorizer builds mask types that differ from the transfer ops'.
       SmallVector<bool> scalable(vs.size(), false);
-      if (failed(linalg::vectorizeOpPrecondition(op, vs, scalable)))
+      // Gathers (the im2col generic reads with tensor.extract) vectorize too.
+      bool gathers = false;
+      op->walk([&](tensor::ExtractOp) { gathers = true; });
+      if (failed(linalg::vectorizeOpPrecondition(op, vs, scalable, gathers)))
         continue; // stays scalar: correct, slower
       rewriter.setInsertionPoint(op);
-      (void)linalg::vectorize(rewriter, op, vs, scalable);
+      (void)linalg::vectorize(rewriter, op, vs, scalable, gathers);
+    }
+    // Masked transfers become transfers with a mask operand first: the
+    // patterns below would rewrite the op inside a vector.mask into several.
+    {
+      RewritePatternSet maskPatterns(&getContext());
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(maskPatterns);
+      if (failed(applyPatternsAndFoldGreedily(func, std::move(maskPatterns))))
+        return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorReductionToContractPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
@@ -87,17 +142,16 @@ struct TileAndVectorizePass
 
   /// M, N, K from the indexing maps: cache tiles, then a rows x 2*width
   /// register tile over one k step (accumulators stay in registers).
-  void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
-                       SmallVectorImpl<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> &tiles) {
+  void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
       return;
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned m = dims->m.back(), n = dims->n.back(), k = dims->k.back();
     SmallVector<int64_t> cache(ranges.size(), 1), reg(ranges.size(), 1);
-    cache[m] = clampTile(cacheM, ranges[m]);
-    cache[n] = clampTile(cacheN, ranges[n]);
-    cache[k] = clampTile(cacheK, ranges[k]);
+    cache[m] = cacheTile(cacheM, ranges[m], rows);
+    cache[n] = cacheTile(cacheN, ranges[n], 2 * vectorWidth);
+    cache[k] = cacheTile(cacheK, ranges[k], 1);
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
         cache[i] = 0;
@@ -115,14 +169,16 @@ struct TileAndVectorizePass
     for (size_t i = 0; i < reg.size(); ++i)
       if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))
         regTiles[i] = 0;
-    linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles);
-    if (regTile)
-      tiles.push_back({regTile, reg});
+    SmallVector<scf::ForOp> loops;
+    linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles, &loops);
+    if (!regTile)
+      return;
+    regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
+    peel(rewriter, loops, regTiles, {m, n});
   }
 
   /// All-parallel ops: one vector along the innermost dim, 1 elsewhere.
-  void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op,
-                       SmallVectorImpl<std::pair<linalg::LinalgOp, SmallVector<int64_t>>> &tiles) {
+  void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
       return;
@@ -132,9 +188,12 @@ struct TileAndVectorizePass
     for (size_t i = 0; i + 1 < ranges.size(); ++i)
       if (ranges[i] == 1)
         sizes[i] = 0;
-    linalg::LinalgOp t = tile(rewriter, op, sizes);
-    if (t)
-      tiles.push_back({t, vec});
+    SmallVector<scf::ForOp> loops;
+    linalg::LinalgOp t = tile(rewriter, op, sizes, &loops);
+    if (!t)
+      return;
+    t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
+    peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
   }
 };
 } // namespace

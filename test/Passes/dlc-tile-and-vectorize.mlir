@@ -1,0 +1,47 @@
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=8 rows=4 cache-m=64 cache-n=128 cache-k=256" | FileCheck %s
+
+// Cache tiles (64 x 128 x 256), then a 4 x 16 register tile over one k step,
+// vectorized into one contraction per tile.
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c1
+// CHECK: vector.contract {{.*}} vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+func.func @matmul(%a: tensor<128x512xf32>, %b: tensor<512x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x512xf32>, tensor<512x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
+}
+
+// -----
+
+// A tile that does not divide the shape is vectorized with masks.
+// CHECK-LABEL: func.func @matmul_ragged
+// CHECK: vector.create_mask
+// CHECK: vector.mask
+func.func @matmul_ragged(%a: tensor<10x7xf32>, %b: tensor<7x20xf32>, %c: tensor<10x20xf32>) -> tensor<10x20xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<10x7xf32>, tensor<7x20xf32>) outs(%c : tensor<10x20xf32>) -> tensor<10x20xf32>
+  return %0 : tensor<10x20xf32>
+}
+
+// -----
+
+// Elementwise: one vector of 8 lanes along the innermost dim.
+// CHECK-LABEL: func.func @relu
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} step %c8
+// CHECK: vector.transfer_read {{.*}} vector<1x8xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1x8xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @relu(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x64xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x64xf32>) outs(%e : tensor<4x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
