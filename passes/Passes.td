@@ -74,7 +74,8 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
     1-D vector ops the x86 backend maps onto ymm/zmm registers.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {

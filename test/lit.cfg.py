@@ -8,7 +8,7 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dlc_obj_root, "test")
-config.excludes = ["unit", "lit.cfg.py", "CMakeLists.txt"]
+config.excludes = ["unit", "lit.cfg.py", "CMakeLists.txt", "make_odd_names.py"]
 
 models = os.path.join(config.dlc_obj_root, "models")
 config.substitutions += [
@@ -17,6 +17,7 @@ config.substitutions += [
     ("%models", models),
     ("%python", config.python),
     ("%src", config.dlc_src_root),
+    ("%obj", config.dlc_obj_root),
     ("%shared", os.path.join(os.path.dirname(config.dlc_src_root), "shared")),
 ]
 # Pin LLVM 19's FileCheck/not: the unversioned tools on PATH are LLVM 14.

@@ -819,30 +819,19 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
            std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
     const onnx::GraphProto &graph = model.graph();
 
-    // ONNX's own checks, where the linked library knows the opset and IR.
-    if (opset <= kCheckerMaxOpset && model.ir_version() <= kCheckerMaxIr) {
-      bool knownOps = true;
-      for (const auto &n : graph.node())
-        knownOps &= n.domain().empty() || n.domain() == "ai.onnx";
-      try {
-        if (knownOps) {
-          onnx::checker::check_model(model);
-          onnx::ModelProto copy = model;
-          onnx::shape_inference::InferShapes(copy);
-        }
-      } catch (const std::exception &e) {
-        std::string msg = e.what();
-        // Unknown ops get dlc's own, node-naming message below.
-        if (msg.find("No Op registered") == std::string::npos)
-          fail("ONNX checker: " + msg.substr(0, msg.find('\n')));
-      }
-    }
-
     // Initializers: weights and shape constants.
     std::set<std::string> initNames;
     for (const auto &t : graph.initializer()) {
       consts[t.name()] = readTensor(t, "initializer '" + t.name() + "'");
       initNames.insert(t.name());
+    }
+
+    for (auto &[name, shape] : opts.inputShapes) {
+      bool found = false;
+      for (const auto &vi : graph.input())
+        found |= vi.name() == name && !initNames.count(name);
+      if (!found)
+        fail("--input-shape names '" + name + "', which is not a graph input");
     }
 
     // Graph inputs (IR < 4 lists initializers among them too).
@@ -885,13 +874,6 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       argTypes.push_back(RankedTensorType::get(shape, builder.getF32Type()));
       out.inputs.push_back({vi.name(), "float32", shape});
     }
-    for (auto &[name, shape] : opts.inputShapes) {
-      bool found = false;
-      for (auto &i : out.inputs)
-        found |= i.name == name;
-      if (!found)
-        fail("--input-shape names '" + name + "', which is not a graph input");
-    }
 
     auto module = ModuleOp::create(FileLineColLoc::get(&ctx, path, 0, 0));
     builder.setInsertionPointToEnd(module.getBody());
@@ -908,6 +890,29 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       importNode();
     }
     node = nullptr;
+
+    // ONNX's own checks, where the linked library knows the opset and IR.
+    // They run after dlc's import so that dlc's node-naming messages come
+    // first; what only the checker sees still names the node.
+    if (opset <= kCheckerMaxOpset && model.ir_version() <= kCheckerMaxIr) {
+      try {
+        onnx::checker::check_model(model);
+        onnx::ModelProto copy = model;
+        onnx::shape_inference::InferShapes(copy);
+      } catch (const std::exception &e) {
+        std::string msg = e.what(), where;
+        auto name = msg.find("Name: "), type = msg.find(" OpType: ");
+        if (name != std::string::npos && type != std::string::npos && type > name) {
+          std::string nodeName = msg.substr(name + 6, type - name - 6);
+          std::string opType = msg.substr(type + 9);
+          opType = opType.substr(0, opType.find_first_of(" \n"));
+          for (int i = 0; i < graph.node_size(); ++i)
+            if (graph.node(i).name() == nodeName)
+              where = "node '" + nodeName + "' (#" + std::to_string(i) + ", " + opType + "): ";
+        }
+        fail(where + "ONNX checker: " + msg.substr(0, msg.find('\n')));
+      }
+    }
 
     SmallVector<Value> results;
     for (const auto &vi : graph.output()) {

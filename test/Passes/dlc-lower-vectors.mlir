@@ -1,0 +1,25 @@
+// RUN: %dlc-opt %s --dlc-lower-vectors | FileCheck %s
+
+// A 4x16 contraction over k = 1 becomes one FMA per accumulator row, on 1-D
+// vectors only (LLVM splits each 16-lane FMA into two ymm FMAs on AVX2).
+// CHECK-LABEL: func.func @outer_product
+// CHECK-NOT: vector.contract
+// CHECK-COUNT-4: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK: return
+func.func @outer_product(%x: vector<4x1xf32>, %y: vector<1x16xf32>, %acc: vector<4x16xf32>) -> vector<4x16xf32> {
+  %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+  return %r : vector<4x16xf32>
+}
+
+// A masked 2-D transfer becomes 1-D masked loads.
+// CHECK-LABEL: func.func @masked_read
+// CHECK: vector.maskedload {{.*}} : memref<?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+func.func @masked_read(%m: memref<?x?xf32>, %n: index) -> vector<2x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant 0.0 : f32
+  %mask = vector.create_mask %c2, %n : vector<2x8xi1>
+  %v = vector.transfer_read %m[%c0, %c0], %z, %mask {in_bounds = [true, true]} : memref<?x?xf32>, vector<2x8xf32>
+  return %v : vector<2x8xf32>
+}
