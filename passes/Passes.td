@@ -78,6 +78,17 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def MaterializeResults : Pass<"dlc-materialize-results", "mlir::func::FuncOp"> {
+  let summary = "Give every function result a buffer of its own";
+  let description = [{
+    Runs just before bufferization. A result that is a function argument, a
+    constant, or the same value as an earlier result gets a linalg.copy into
+    a fresh tensor, so that each result bufferizes to one allocation that the
+    caller's output memory then replaces.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every buffer of the entry function in one arena";
   let description = [{

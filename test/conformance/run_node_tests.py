@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend node tests through dlc and records one status each.
+
+For every test directory: `dlc compile model.onnx`, `dlc run` on the test's
+inputs, and every output compared with the expected one (rtol 1e-3, atol
+1e-7, NaN equals NaN, integers exactly). Statuses:
+
+  pass         every output matches
+  mismatch     dlc ran but an output differs (shape, dtype or values)
+  unsupported  dlc refused the model with a clean error (exit 1, one line)
+  skip         the test's I/O is a sequence, optional or string (not tensors)
+  crash        a signal, an abort, another exit code or a timeout
+
+Writes DIR/results.tsv (test, status, detail) and prints
+`N passed, N failed, N skipped`, where failed counts mismatches and crashes.
+With --expect FILE (one test name per line), exits non-zero when a listed
+test does not pass or when anything crashes.
+"""
+import argparse
+import concurrent.futures as cf
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+TIMEOUT_S = 120
+
+
+def sanitize(name):
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in name)
+
+
+def read_tensor(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def crashed(proc):
+    """Anything but success or dlc's clean error exit (1) is a crash."""
+    return proc.returncode not in (0, 1) or (proc.returncode == 1 and "dlc: error:" not in proc.stderr)
+
+
+def run_test(dlc, test_dir, work):
+    name = os.path.basename(test_dir)
+    os.makedirs(work, exist_ok=True)
+    model_path = os.path.join(test_dir, "model.onnx")
+    try:
+        model = onnx.load(model_path)
+    except Exception as e:  # the harness cannot read it: not dlc's fault
+        return name, "skip", f"onnx cannot load the model: {e}"
+    for vi in list(model.graph.input) + list(model.graph.output):
+        kind = vi.type.WhichOneof("value")
+        if kind != "tensor_type" or vi.type.tensor_type.elem_type == onnx.TensorProto.STRING:
+            return name, "skip", f"'{vi.name}' is {kind or 'untyped'} (not a numeric tensor)"
+
+    lib = os.path.join(work, "model.so")
+    try:
+        p = subprocess.run([dlc, "compile", model_path, "-o", lib], capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return name, "crash", "compile timed out"
+    if crashed(p):
+        return name, "crash", f"compile exit {p.returncode}: {p.stderr.strip()[-300:]}"
+    if p.returncode != 0:
+        return name, "unsupported", p.stderr.strip().splitlines()[-1][:300]
+
+    data = os.path.join(test_dir, "test_data_set_0")
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [vi for vi in model.graph.input if vi.name not in inits]
+    cmd = [dlc, "run", lib, "--output-dir", os.path.join(work, "out")]
+    for i, vi in enumerate(inputs):
+        arr = read_tensor(os.path.join(data, f"input_{i}.pb"))
+        # Some test data stores a declared scalar as shape (1,): same
+        # elements, so feed it in the shape the model declares.
+        dims = vi.type.tensor_type.shape.dim
+        declared = [d.dim_value for d in dims]
+        if all(d.HasField("dim_value") for d in dims) and int(np.prod(declared)) == arr.size:
+            arr = arr.reshape(declared)
+        f = os.path.join(work, f"input_{i}.npy")
+        np.save(f, np.array(arr, order="C"))  # ascontiguousarray would make 0-d arrays 1-d
+        cmd += ["--input", f"{vi.name}={f}"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return name, "crash", "run timed out"
+    if crashed(p):
+        return name, "crash", f"run exit {p.returncode}: {p.stderr.strip()[-300:]}"
+    if p.returncode != 0:
+        return name, "unsupported", p.stderr.strip().splitlines()[-1][:300]
+
+    for j, vi in enumerate(model.graph.output):
+        ref = read_tensor(os.path.join(data, f"output_{j}.pb"))
+        got = np.load(os.path.join(work, "out", sanitize(vi.name) + ".npy"))
+        if got.shape != ref.shape:
+            return name, "mismatch", f"output {vi.name}: shape {got.shape} vs expected {ref.shape}"
+        if got.dtype != ref.dtype:
+            return name, "mismatch", f"output {vi.name}: dtype {got.dtype} vs expected {ref.dtype}"
+        if np.issubdtype(ref.dtype, np.floating):
+            ok = np.isclose(got, ref, rtol=1e-3, atol=1e-7, equal_nan=True)
+        else:
+            ok = got == ref
+        if not np.all(ok):
+            k = int(np.argmin(ok.reshape(-1)))
+            return name, "mismatch", (f"output {vi.name}: {int(np.sum(~ok))} of {ok.size} differ, e.g. "
+                                      f"{got.reshape(-1)[k]!r} vs {ref.reshape(-1)[k]!r}")
+    return name, "pass", ""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--tests", required=True, help="the node/ directory")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--expect", help="tests that must pass, one per line")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--filter", default="", help="only tests whose name contains this")
+    args = ap.parse_args()
+
+    tests = sorted(d for d in os.listdir(args.tests) if args.filter in d)
+    start = time.time()
+    with cf.ThreadPoolExecutor(args.jobs) as pool:
+        futures = [pool.submit(run_test, args.dlc, os.path.join(args.tests, t), os.path.join(args.work, t))
+                   for t in tests]
+        results = [f.result() for f in futures]
+    os.makedirs(args.work, exist_ok=True)
+    with open(os.path.join(args.work, "results.tsv"), "w") as f:
+        f.write("test\tstatus\tdetail\n")
+        for name, status, detail in results:
+            f.write(f"{name}\t{status}\t{detail}\n")
+
+    counts = {}
+    for _, status, _ in results:
+        counts[status] = counts.get(status, 0) + 1
+    for name, status, detail in results:
+        if status in ("crash", "mismatch"):
+            print(f"{status.upper()} {name}: {detail}")
+    problems = []
+    if args.expect:
+        expected = [l.strip() for l in open(args.expect) if l.strip() and not l.startswith("#")]
+        by_name = {n: (s, d) for n, s, d in results}
+        for t in expected:
+            if t in by_name and by_name[t][0] != "pass":
+                problems.append(f"REGRESSION {t}: {by_name[t][0]} {by_name[t][1]}")
+    problems += [f"CRASH {n}: {d}" for n, s, d in results if s == "crash"]
+    for p in problems:
+        print(p)
+    print(f"statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) +
+          f" ({len(results)} tests in {time.time() - start:.0f} s; table in {args.work}/results.tsv)")
+    print(f"{counts.get('pass', 0)} passed, {counts.get('mismatch', 0) + counts.get('crash', 0)} failed, "
+          f"{counts.get('unsupported', 0) + counts.get('skip', 0)} skipped")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
