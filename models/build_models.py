@@ -12,6 +12,7 @@ writes, under OUT_DIR:
   resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
   mlp_dynamic.onnx                     batch dim is the symbol "N"
   ops/*.onnx                           one small model per importer feature
+  external/lenet_external.onnx         LeNet with its weights in an external-data file
   bad/*                                malformed or unsupported models for error tests
 """
 import os
@@ -255,6 +256,10 @@ def main():
     for name, m in op_models().items():
         onnx.checker.check_model(m)
         onnx.save(m, f"{out}/ops/{name}.onnx")
+    # The LeNet again, its weights in a side file next to the model.
+    os.makedirs(f"{out}/external", exist_ok=True)
+    onnx.save(lenet(), f"{out}/external/lenet_external.onnx", save_as_external_data=True,
+              all_tensors_to_one_file=True, location="lenet_external.weights", size_threshold=0)
     bad_models(f"{out}/bad")
     print(f"wrote {len(models)} models, {len(op_models())} op models and the bad/ set to {out}")
 

@@ -898,7 +898,14 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
     // first; what only the checker sees still names the node.
     if (opset <= kCheckerMaxOpset && model.ir_version() <= kCheckerMaxIr) {
       try {
-        onnx::checker::check_model(model);
+        bool external = false;
+        for (const auto &t : graph.initializer())
+          external |= t.data_location() == onnx::TensorProto::EXTERNAL;
+        // External data is looked up relative to the model file.
+        if (external)
+          onnx::checker::check_model(path);
+        else
+          onnx::checker::check_model(model);
         onnx::ModelProto copy = model;
         onnx::shape_inference::InferShapes(copy);
       } catch (const std::exception &e) {

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Latency of dlc-compiled models next to onnxruntime, from one run.
+
+  bench/bench_latency.py [--models resnet18,mobilenetv2,mlp,lenet] [--threads 1,2]
+                         [--repeat 30] [--out bench/results/latency.md]
+
+Both sides are timed the same way, in this process, on the same input:
+dlc through its C API (ctypes on the compiled .so, one dlc_run per call),
+onnxruntime through InferenceSession.run with intra_op_num_threads = the
+thread count. Each cell is the median of --repeat calls after warm-up.
+Prints a markdown table with the dlc/onnxruntime ratio (< 1: dlc faster) and
+writes it to --out.
+"""
+import argparse
+import ctypes
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class DlcTensor(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p)]
+
+
+def tensor(name, array):
+    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+    t = DlcTensor(name.encode(), 1, array.ndim, shape, array.ctypes.data)
+    t._keep = shape  # keep the shape array alive with the struct
+    return t
+
+
+def time_calls(fn, repeat):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def bench_dlc(lib_path, feeds, out_shapes, threads, repeat):
+    lib = ctypes.CDLL(lib_path, mode=os.RTLD_LOCAL)
+    lib.dlc_create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_size_t]
+    lib.dlc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlcTensor), ctypes.c_size_t,
+                            ctypes.POINTER(DlcTensor), ctypes.c_size_t]
+    lib.dlc_set_threads.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.dlc_last_error.restype = ctypes.c_char_p
+    lib.dlc_last_error.argtypes = [ctypes.c_void_p]
+    lib.dlc_destroy.argtypes = [ctypes.c_void_p]
+    model = ctypes.c_void_p()
+    if lib.dlc_create(ctypes.byref(model), None, 0) != 0:
+        raise RuntimeError(lib.dlc_last_error(None).decode())
+    lib.dlc_set_threads(model, threads)
+    outs = {n: np.empty(s, np.float32) for n, s in out_shapes}
+    ins = (DlcTensor * len(feeds))(*[tensor(n, a) for n, a in feeds.items()])
+    outt = (DlcTensor * len(outs))(*[tensor(n, a) for n, a in outs.items()])
+
+    def call():
+        if lib.dlc_run(model, ins, len(feeds), outt, len(outs)) != 0:
+            raise RuntimeError(lib.dlc_last_error(model).decode())
+
+    ms = time_calls(call, repeat)
+    lib.dlc_destroy(model)
+    return ms, outs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dlc", default=os.path.join(ROOT, "build/tools/dlc/dlc"))
+    ap.add_argument("--models-dir", default=os.path.join(ROOT, "build/models"))
+    ap.add_argument("--models", default="resnet18,mobilenetv2,mlp,lenet")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--target", default="native")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/latency.md"))
+    args = ap.parse_args()
+
+    work = os.path.join(ROOT, "build/bench")
+    os.makedirs(work, exist_ok=True)
+    rows = []
+    for name in args.models.split(","):
+        path = os.path.join(args.models_dir, name + ".onnx")
+        lib = os.path.join(work, f"{name}.{args.target}.so")
+        t0 = time.perf_counter()
+        subprocess.run([args.dlc, "compile", path, "-o", lib, f"--target={args.target}"], check=True)
+        compile_s = time.perf_counter() - t0
+        model = onnx.load(path)
+        inits = {i.name for i in model.graph.initializer}
+        rng = np.random.default_rng(0)
+        feeds = {vi.name: rng.uniform(-1, 1, [d.dim_value for d in vi.type.tensor_type.shape.dim]).astype(np.float32)
+                 for vi in model.graph.input if vi.name not in inits}
+        out_shapes = [(vi.name, [d.dim_value for d in vi.type.tensor_type.shape.dim]) for vi in model.graph.output]
+        for threads in [int(t) for t in args.threads.split(",")]:
+            dlc_ms, outs = bench_dlc(lib, feeds, out_shapes, threads, args.repeat)
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = threads
+            so.inter_op_num_threads = 1
+            sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+            ort_ms = time_calls(lambda: sess.run(None, feeds), args.repeat)
+            ref = sess.run(None, feeds)
+            err = max(float(np.max(np.abs(outs[n] - r))) for (n, _), r in zip(out_shapes, ref))
+            rows.append((name, threads, dlc_ms, ort_ms, compile_s, err))
+            print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms", file=sys.stderr)
+
+    lines = [f"# dlc vs onnxruntime {ort.__version__}: latency, batch as in the model",
+             "",
+             f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
+             f"median of {args.repeat} calls after 3 warm-up calls, command: `python3 bench/bench_latency.py "
+             f"--models {args.models} --threads {args.threads} --repeat {args.repeat}`",
+             "",
+             "| model | threads | dlc ms | onnxruntime ms | dlc / onnxruntime | dlc compile s | max abs diff |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, threads, d, o, c, e in rows:
+        lines.append(f"| {name} | {threads} | {d:.3f} | {o:.3f} | {d / o:.2f} | {c:.1f} | {e:.1e} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
