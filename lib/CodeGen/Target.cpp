@@ -15,7 +15,7 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
   if (name == "x86-64-avx512") {
     // Skylake-AVX512 and later (the device machine is Sapphire Rapids).
     target.cpu = "skylake-avx512";
-    target.features = "+avx512f,+avx512dq,+avx512bw,+avx512vl,+fma,+prefer-512-bit";
+    target.features = "+avx512f,+avx512dq,+avx512bw,+avx512vl,+fma,-prefer-256-bit";
     target.vectorWidth = 16;
     return true;
   }
