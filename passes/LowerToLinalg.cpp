@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace dlc {
@@ -572,6 +574,23 @@ struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
   }
 };
 
+/// The float32 values of a constant tensor (dense or dense_resource).
+std::optional<SmallVector<float>> constantFloats(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return llvm::to_vector(dense.getValues<float>());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob()) {
+      ArrayRef<char> bytes = blob->getData();
+      SmallVector<float> out(bytes.size() / sizeof(float));
+      memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+      return out;
+    }
+  return std::nullopt;
+}
+
 struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::BatchNormOp op, Adaptor a,
@@ -580,8 +599,28 @@ struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
     auto type = tensorType(a.getInput());
     auto paramType = tensorType(a.getScale());
     float eps = op.getEpsilon().convertToFloat();
-    // y = x * s + t with s = scale / sqrt(var + eps), t = bias - mean * s,
-    // computed once per channel (constant-folded later when all are weights).
+    // y = x * s + t with s = scale / sqrt(var + eps), t = bias - mean * s:
+    // folded here when the parameters are weights (the usual case), else
+    // computed once per channel at run time.
+    auto scale = constantFloats(a.getScale()), bias = constantFloats(a.getBias()),
+         mean = constantFloats(a.getMean()), var = constantFloats(a.getVariance());
+    int64_t rank = type.getRank();
+    if (scale && bias && mean && var) {
+      SmallVector<float> s(scale->size()), t(scale->size());
+      for (size_t c = 0; c < s.size(); ++c) {
+        s[c] = (*scale)[c] / std::sqrt((*var)[c] + eps);
+        t[c] = (*bias)[c] - (*mean)[c] * s[c];
+      }
+      Value sv = r.create<arith::ConstantOp>(loc, DenseElementsAttr::get(paramType, ArrayRef<float>(s)));
+      Value tv = r.create<arith::ConstantOp>(loc, DenseElementsAttr::get(paramType, ArrayRef<float>(t)));
+      r.replaceOp(op, buildParallelGeneric(
+                          r, loc, type, ValueRange{a.getInput(), sv, tv},
+                          {r.getMultiDimIdentityMap(rank), channelMap(r, rank, 1), channelMap(r, rank, 1)},
+                          [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                            return b.create<math::FmaOp>(l, v[0], v[1], v[2]);
+                          }));
+      return success();
+    }
     Value sc = buildElementwise(r, loc, paramType, ValueRange{a.getScale(), a.getVariance()},
                                 [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                   Value ve = b.create<arith::AddFOp>(l, v[1], floatConst(b, l, eps));
@@ -592,7 +631,6 @@ struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
                                   return b.create<arith::SubFOp>(
                                       l, v[0], b.create<arith::MulFOp>(l, v[1], v[2]));
                                 });
-    int64_t rank = type.getRank();
     Value y = buildParallelGeneric(
         r, loc, type, ValueRange{a.getInput(), sc, sh},
         {r.getMultiDimIdentityMap(rank), channelMap(r, rank, 1), channelMap(r, rank, 1)},

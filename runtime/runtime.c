@@ -119,6 +119,34 @@ static int bind(dlc_model *m, const char *kind, const dlc_tensor_desc *descs, in
   return DLC_OK;
 }
 
+static int overlaps(const void *a, int64_t an, const void *b, int64_t bn) {
+  const char *x = (const char *)a, *y = (const char *)b;
+  return x < y + bn && y < x + an;
+}
+
+/* The generated code assumes outputs share no bytes with inputs, other
+ * outputs or the arena (it is compiled with noalias on all of them). */
+static int check_overlap(dlc_model *m) {
+  int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs;
+  for (int o = 0; o < no; ++o) {
+    const void *out = m->args[ni + o];
+    int64_t bytes = dlc_meta.outputs[o].bytes;
+    if (overlaps(out, bytes, m->arena, dlc_meta.arena_bytes))
+      return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT,
+                       "output '%s' overlaps the model's arena", dlc_meta.outputs[o].name);
+    for (int i = 0; i < ni + no; ++i) {
+      if (i == ni + o)
+        continue;
+      int64_t other = i < ni ? dlc_meta.inputs[i].bytes : dlc_meta.outputs[i - ni].bytes;
+      if (overlaps(out, bytes, m->args[i], other))
+        return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT, "output '%s' overlaps %s '%s'",
+                         dlc_meta.outputs[o].name, i < ni ? "input" : "output",
+                         i < ni ? dlc_meta.inputs[i].name : dlc_meta.outputs[i - ni].name);
+    }
+  }
+  return DLC_OK;
+}
+
 DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
                     dlc_tensor *outputs, size_t num_outputs) {
   if (!m)
@@ -127,6 +155,8 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   if (!rc)
     rc = bind(m, "output", dlc_meta.outputs, dlc_meta.num_outputs, outputs, num_outputs,
               m->args + dlc_meta.num_inputs);
+  if (!rc)
+    rc = check_overlap(m);
   if (rc)
     return rc;
   dlc_model_entry(m->args);

@@ -48,8 +48,9 @@ size_t dlc_arena_bytes(void);
 int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
 
 /* Runs the model. Inputs and outputs are matched by name; each must have the
- * signature's dtype and shape. Returns DLC_OK or an error code, with the
- * message in dlc_last_error(model). Allocates no memory. */
+ * signature's dtype and shape, and no output may overlap an input, another
+ * output or the arena. Returns DLC_OK or an error code, with the message in
+ * dlc_last_error(model). Allocates no memory. */
 int dlc_run(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
             dlc_tensor *outputs, size_t num_outputs);
 

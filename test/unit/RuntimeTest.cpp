@@ -166,6 +166,14 @@ TEST(Runtime, RejectsWrongInputs) {
   badRank.rank = 1;
   EXPECT_EQ(L.run(m, &io.input, 1, &badRank, 1), DLC_ERROR_SHAPE);
   EXPECT_EQ(L.run(m, &io.input, 1, &io.output, 1), DLC_OK);
+
+  // An output that overlaps an input would break the generated code's
+  // noalias assumption: rejected.
+  dlc_tensor inPlace = io.output;
+  inPlace.data = io.in.data();
+  EXPECT_EQ(L.run(m, &io.input, 1, &inPlace, 1), DLC_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(L.lastError(m)).find("overlaps input 'input'"), std::string::npos)
+      << L.lastError(m);
   L.destroy(m);
 }
 
