@@ -106,6 +106,45 @@ def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect"];
 }
 
+def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Move each outermost scf.parallel of the entry into its own function";
+  let description = [{
+    Runs on buffers, after planning. The entry gets a trailing `!llvm.ptr`
+    argument: the runtime's thread pool. Each outermost scf.parallel with
+    constant bounds becomes a private function
+    `dlc_parallel_body_N(%lo: index, %hi: index, captured...)` that runs the
+    linearized iterations [lo, hi), and a call to it over [0, trip count)
+    marked `dlc.parallel`. Constants are cloned into the body instead of
+    being passed. A body whose captured buffers provably share no bytes
+    (distinct entry arguments, globals, disjoint arena ranges) is marked
+    `dlc.disjoint_buffers`. The entry is marked `llvm.bareptr` (one pointer per
+    tensor); bodies take full memref descriptors, since captured views may
+    be strided. dlc-dispatch-parallel-calls later turns the calls into
+    dlc_parallel_for calls on the pool.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
+                           "mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];
+}
+
+def DispatchParallelCalls : Pass<"dlc-dispatch-parallel-calls", "mlir::ModuleOp"> {
+  let summary = "Turn calls of outlined parallel bodies into thread-pool dispatches";
+  let description = [{
+    On the LLVM dialect. Each `llvm.call @dlc_parallel_body_N(lo, hi, args...)`
+    becomes: the args stored into a stack struct, and
+    `dlc_parallel_for(pool, @dlc_parallel_tramp_N, &struct, hi)`, where the
+    trampoline `(ctx, lo, hi)` reloads the args and calls the body. The pool
+    is the entry's last argument. Bodies marked `dlc.disjoint_buffers` get
+    `noalias` pointer arguments.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def VerifyNoHeapAlloc : Pass<"dlc-verify-no-heap-alloc", "mlir::ModuleOp"> {
   let summary = "Fail if any heap allocation remains in generated code";
   let description = [{

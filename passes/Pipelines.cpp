@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -50,12 +51,15 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (opts.optLevel > 0)
     pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
 
   // One arena for every intermediate buffer.
   pm.addPass(createPlanMemory());
   pm.addPass(createVerifyNoHeapAlloc());
+  // Outermost parallel loops become functions the thread pool runs.
+  pm.addPass(createOutlineParallelLoops());
 
   // Down to the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createLowerVectors());
@@ -72,11 +76,12 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
-  ConvertFuncToLLVMPassOptions funcOpts;
-  funcOpts.useBarePtrCallConv = true; // one pointer per tensor at the ABI
-  pm.addPass(createConvertFuncToLLVMPass(funcOpts));
+  // The entry takes one pointer per tensor (its llvm.bareptr attribute);
+  // outlined parallel bodies take memref descriptors.
+  pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createDispatchParallelCalls());
   pm.addPass(createVerifyNoHeapAlloc());
 }
 

@@ -27,7 +27,8 @@ constexpr llvm::StringLiteral kVectorSizes = "dlc.vector_sizes";
 /// Tiles `op` by `sizes` (0 = untiled) and returns the tiled op, or null;
 /// `loops` gets one scf.for per tiled dim, in dim order.
 linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
-                      ArrayRef<int64_t> sizes, SmallVectorImpl<scf::ForOp> *loops = nullptr) {
+                      ArrayRef<int64_t> sizes, SmallVectorImpl<scf::ForOp> *loops = nullptr,
+                      bool forall = false) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
   scf::SCFTilingOptions options;
@@ -35,6 +36,8 @@ linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
   for (int64_t s : sizes)
     ofr.push_back(rewriter.getIndexAttr(s));
   options.setTileSizes(ofr);
+  if (forall)
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> result =
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
@@ -99,6 +102,17 @@ struct TileAndVectorizePass
                op.getNumReductionLoops() == 0)
         tileElementwise(rewriter, op);
     }
+    // Peeled remainders have affine.min sizes that fold to constants:
+    // canonicalize first so that they vectorize without masks too.
+    {
+      RewritePatternSet canon(&getContext());
+      for (Dialect *dialect : getContext().getLoadedDialects())
+        dialect->getCanonicalizationPatterns(canon);
+      for (RegisteredOperationName op : getContext().getRegisteredOperations())
+        op.getCanonicalizationPatterns(canon, &getContext());
+      if (failed(applyPatternsAndFoldGreedily(func, std::move(canon))))
+        return signalPassFailure();
+    }
     // Register tiles (peeled copies included) carry their vector sizes.
     SmallVector<linalg::LinalgOp> tiles;
     func.walk([&](linalg::LinalgOp op) {
@@ -155,7 +169,17 @@ struct TileAndVectorizePass
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
         cache[i] = 0;
-    linalg::LinalgOp cacheTile = tile(rewriter, op, cache);
+    // Cache tiles over the parallel dims form an scf.forall: the iterations
+    // the runtime's thread pool shares out. K stays a sequential loop inside.
+    SmallVector<int64_t> parallelTiles(cache), kTiles(ranges.size(), 0);
+    for (unsigned d : dims->k) {
+      parallelTiles[d] = 0;
+      kTiles[d] = cache[d];
+    }
+    linalg::LinalgOp cacheTile =
+        tile(rewriter, op, parallelTiles, /*loops=*/nullptr, /*forall=*/true);
+    if (cacheTile)
+      cacheTile = tile(rewriter, cacheTile, kTiles);
     if (!cacheTile)
       return;
     SmallVector<int64_t> tileRanges = cacheTile.getStaticLoopRanges();

@@ -29,7 +29,8 @@ typedef struct dlc_model_meta {
 
 extern DLC_HIDDEN const dlc_model_meta dlc_meta;
 
-/* The generated code: args = inputs, then outputs, then the arena. */
+/* The generated code: args = inputs, then outputs, then the arena, then
+ * the thread pool (passed back to dlc_parallel_for). */
 DLC_HIDDEN void dlc_model_entry(void **args);
 
 #endif

@@ -9,20 +9,138 @@
 #include "dlc/runtime.h"
 #include "model_abi.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DLC_API __attribute__((visibility("default")))
+
+/* The instance's thread pool: workers created once in dlc_create, each
+ * parallel loop split into equal contiguous chunks (static partitioning),
+ * the calling thread taking the first. */
+typedef void (*dlc_body_fn)(void *ctx, int64_t lo, int64_t hi);
+typedef struct dlc_pool {
+  pthread_mutex_t mu;
+  pthread_cond_t wake, done;
+  pthread_t *workers;
+  int num_workers; /* threads besides the caller */
+  int active;      /* threads a loop may use, caller included */
+  int stop;
+  unsigned long generation; /* one per dispatched loop */
+  dlc_body_fn fn;
+  void *ctx;
+  int64_t n;
+  int parts, pending;
+} dlc_pool;
 
 struct dlc_model {
   void *arena;
   int owns_arena;
-  int threads;
-  void **args; /* inputs, outputs, arena */
+  dlc_pool pool;
+  void **args; /* inputs, outputs, arena, pool */
   char error[512];
 };
+
+typedef struct worker_arg {
+  dlc_pool *pool;
+  int index; /* chunk index: 1 .. num_workers */
+} worker_arg;
+
+static void run_chunk(dlc_pool *p, int part) {
+  int64_t lo = p->n * part / p->parts, hi = p->n * (part + 1) / p->parts;
+  if (lo < hi)
+    p->fn(p->ctx, lo, hi);
+}
+
+static void *worker_main(void *arg) {
+  dlc_pool *p = ((worker_arg *)arg)->pool;
+  int index = ((worker_arg *)arg)->index;
+  unsigned long seen = 0;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    while (p->generation == seen && !p->stop)
+      pthread_cond_wait(&p->wake, &p->mu);
+    if (p->stop) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    seen = p->generation;
+    int mine = index < p->parts;
+    pthread_mutex_unlock(&p->mu);
+    if (!mine)
+      continue;
+    run_chunk(p, index);
+    pthread_mutex_lock(&p->mu);
+    if (--p->pending == 0)
+      pthread_cond_signal(&p->done);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+/* Called by the generated code for each outermost parallel loop. */
+DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
+  dlc_pool *p = pool;
+  int parts = p->active < n ? p->active : (int)n;
+  if (parts <= 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  pthread_mutex_lock(&p->mu);
+  p->fn = fn;
+  p->ctx = ctx;
+  p->n = n;
+  p->parts = parts;
+  p->pending = parts - 1;
+  p->generation++;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  run_chunk(p, 0);
+  pthread_mutex_lock(&p->mu);
+  while (p->pending > 0)
+    pthread_cond_wait(&p->done, &p->mu);
+  pthread_mutex_unlock(&p->mu);
+}
+
+static int pool_start(dlc_pool *p) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  p->num_workers = cores > 1 ? (int)cores - 1 : 0;
+  p->active = p->num_workers + 1;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->done, NULL);
+  if (!p->num_workers)
+    return 1;
+  p->workers = calloc(p->num_workers, sizeof(pthread_t) + sizeof(worker_arg));
+  if (!p->workers)
+    return 0;
+  worker_arg *args = (worker_arg *)(p->workers + p->num_workers);
+  for (int i = 0; i < p->num_workers; ++i) {
+    args[i].pool = p;
+    args[i].index = i + 1;
+    if (pthread_create(&p->workers[i], NULL, worker_main, &args[i]) != 0) {
+      p->num_workers = i; /* run with the threads we have */
+      p->active = i + 1;
+      break;
+    }
+  }
+  return 1;
+}
+
+static void pool_stop(dlc_pool *p) {
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->num_workers; ++i)
+    pthread_join(p->workers[i], NULL);
+  free(p->workers);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->done);
+}
 
 static char create_error[512];
 
@@ -50,24 +168,26 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT,
                      "dlc_create: arena must be 64-byte aligned");
   dlc_model *m = calloc(1, sizeof(dlc_model));
-  size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_outputs + 1;
+  size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_outputs + 2;
   void **args = m ? calloc(nargs, sizeof(void *)) : NULL;
   if (!arena && args) {
     arena = aligned_alloc(64, (dlc_arena_bytes() + 63) / 64 * 64);
     if (m)
       m->owns_arena = 1;
   }
-  if (!m || !args || !arena) {
+  if (!m || !args || !arena || !pool_start(&m->pool)) {
     if (m && m->owns_arena)
       free(arena);
     free(args);
     free(m);
     return set_error(create_error, DLC_ERROR_OUT_OF_MEMORY,
-                     "dlc_create: cannot allocate the %zu-byte arena", dlc_arena_bytes());
+                     "dlc_create: cannot allocate the %zu-byte arena or the thread pool",
+                     dlc_arena_bytes());
   }
   m->arena = arena;
   m->args = args;
-  m->args[nargs - 1] = arena;
+  m->args[nargs - 2] = arena;
+  m->args[nargs - 1] = &m->pool;
   *out = m;
   return DLC_OK;
 }
@@ -75,7 +195,8 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
 DLC_API int dlc_set_threads(dlc_model *m, int threads) {
   if (!m || threads < 0)
     return DLC_ERROR_INVALID_ARGUMENT;
-  m->threads = threads;
+  int most = m->pool.num_workers + 1;
+  m->pool.active = threads == 0 || threads > most ? most : threads;
   return DLC_OK;
 }
 
@@ -171,6 +292,7 @@ DLC_API const char *dlc_last_error(const dlc_model *m) {
 DLC_API void dlc_destroy(dlc_model *m) {
   if (!m)
     return;
+  pool_stop(&m->pool);
   if (m->owns_arena)
     free(m->arena);
   free(m->args);

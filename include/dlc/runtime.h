@@ -54,7 +54,8 @@ int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
 int dlc_run(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
             dlc_tensor *outputs, size_t num_outputs);
 
-/* Threads used by dlc_run (0 = all cores). */
+/* Threads dlc_run may use, the caller's included (0 = all cores, the
+ * default). The pool is created once, by dlc_create. */
 int dlc_set_threads(dlc_model *model, int threads);
 
 /* Inputs, outputs, target and memory plan as a JSON document. */

@@ -1,10 +1,10 @@
 // RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=8 rows=4 cache-m=64 cache-n=128 cache-k=256" | FileCheck %s
 
-// Cache tiles (64 x 128 x 256), then a 4 x 16 register tile over one k step,
+// Cache tiles (64 x 128 x 256; the parallel M and N tiles as one scf.forall
+// for the thread pool), then a 4 x 16 register tile over one k step,
 // vectorized into one contraction per tile.
 // CHECK-LABEL: func.func @matmul
-// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
-// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c128
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (128, 256) step (64, 128)
 // CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
 // CHECK: scf.for %{{.*}} = %c0 to %c64 step %c4
 // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c16
@@ -17,8 +17,13 @@ func.func @matmul(%a: tensor<128x512xf32>, %b: tensor<512x256xf32>, %c: tensor<1
 
 // -----
 
-// A tile that does not divide the shape is vectorized with masks.
+// Register tiles that do not divide the shape are peeled: full tiles and
+// static remainders vectorize without masks; only a tile partial in both
+// dims keeps them.
 // CHECK-LABEL: func.func @matmul_ragged
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// CHECK: vector.contract {{.*}} : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
 // CHECK: vector.create_mask
 // CHECK: vector.mask
 func.func @matmul_ragged(%a: tensor<10x7xf32>, %b: tensor<7x20xf32>, %c: tensor<10x20xf32>) -> tensor<10x20xf32> {

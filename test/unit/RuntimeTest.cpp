@@ -55,6 +55,7 @@ struct Lib {
   decltype(&dlc_run) run;
   decltype(&dlc_signature_json) signature;
   decltype(&dlc_last_error) lastError;
+  decltype(&dlc_set_threads) setThreads;
   decltype(&dlc_destroy) destroy;
 
   explicit Lib(const char *env) {
@@ -70,6 +71,7 @@ struct Lib {
     signature = (decltype(signature))dlsym(h, "dlc_signature_json");
     lastError = (decltype(lastError))dlsym(h, "dlc_last_error");
     destroy = (decltype(destroy))dlsym(h, "dlc_destroy");
+    setThreads = (decltype(setThreads))dlsym(h, "dlc_set_threads");
   }
 };
 
@@ -199,6 +201,29 @@ TEST(Runtime, CallerProvidedArena) {
   L.destroy(own);
   L.destroy(m);
   free(arena);
+}
+
+TEST(Runtime, ThreadCountDoesNotChangeResults) {
+  // Static partitioning: each output tile is computed by one thread with the
+  // same arithmetic, so any thread count gives bit-identical outputs.
+  Lib L("DLC_TEST_LIB_LENET");
+  REQUIRE_LIB(L);
+  dlc_model *m = nullptr;
+  ASSERT_EQ(L.create(&m, nullptr, 0), DLC_OK);
+  Io one({1, 1, 28, 28}, "input", {1, 10}, "gemm_22"), two = one;
+  two.input.data = two.in.data();
+  two.output.data = two.out.data();
+  ASSERT_EQ(L.setThreads(m, 1), DLC_OK);
+  ASSERT_EQ(L.run(m, &one.input, 1, &one.output, 1), DLC_OK);
+  ASSERT_EQ(L.setThreads(m, 2), DLC_OK);
+  heapCalls = 0;
+  countHeap = true;
+  ASSERT_EQ(L.run(m, &two.input, 1, &two.output, 1), DLC_OK);
+  countHeap = false;
+  EXPECT_EQ(heapCalls.load(), 0);
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(L.setThreads(m, -1), DLC_ERROR_INVALID_ARGUMENT);
+  L.destroy(m);
 }
 
 TEST(Runtime, TwoModelsInOneProcess) {

@@ -1,0 +1,189 @@
+//===- OutlineParallelLoops.cpp - parallel loop bodies as functions -------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_OUTLINEPARALLELLOOPS
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+/// What a memref's bytes belong to: an entry argument, a global, or a byte
+/// range of the arena (a memref.view at a constant offset).
+struct BufferRoot {
+  enum Kind { Argument, Global, Arena, Unknown } kind = Unknown;
+  int64_t id = 0, begin = 0, end = 0;
+  std::string global;
+};
+
+BufferRoot rootOf(Value v, func::FuncOp entry) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner()->getParentOp() == entry.getOperation())
+        return {BufferRoot::Argument, (int64_t)arg.getArgNumber()};
+      return {};
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto g = dyn_cast<memref::GetGlobalOp>(def)) {
+      BufferRoot r{BufferRoot::Global};
+      r.global = g.getName().str();
+      return r;
+    }
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto offset = getConstantIntValue(view.getByteShift());
+      MemRefType t = view.getType();
+      if (!offset || !t.hasStaticShape())
+        return {};
+      return {BufferRoot::Arena, 0, *offset,
+              *offset + t.getNumElements() * (t.getElementTypeBitWidth() / 8)};
+    }
+    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = viewLike.getViewSource();
+      continue;
+    }
+    return {};
+  }
+}
+
+/// True if the memrefs provably share no bytes (so the outlined body may
+/// treat its pointers as noalias, as the entry does).
+bool pairwiseDisjoint(ArrayRef<Value> memrefs, func::FuncOp entry) {
+  SmallVector<BufferRoot> roots;
+  for (Value v : memrefs) {
+    BufferRoot r = rootOf(v, entry);
+    if (r.kind == BufferRoot::Unknown)
+      return false;
+    for (const BufferRoot &o : roots) {
+      if (o.kind != r.kind)
+        continue;
+      if ((r.kind == BufferRoot::Argument && r.id == o.id) ||
+          (r.kind == BufferRoot::Global && r.global == o.global) ||
+          (r.kind == BufferRoot::Arena && r.begin < o.end && o.begin < r.end))
+        return false;
+    }
+    roots.push_back(r);
+  }
+  return true;
+}
+
+struct OutlineParallelLoopsPass
+    : dlc::impl::OutlineParallelLoopsBase<OutlineParallelLoopsPass> {
+  using OutlineParallelLoopsBase::OutlineParallelLoopsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(entry);
+    if (!func) {
+      module.emitError("no entry function '") << entry << "'";
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    // The entry's ABI: one pointer per tensor, then the arena, then the pool.
+    func->setAttr("llvm.bareptr", UnitAttr::get(ctx));
+    unsigned poolIndex = func.getNumArguments();
+    func.insertArgument(poolIndex, LLVM::LLVMPointerType::get(ctx), {}, func.getLoc());
+
+    SmallVector<scf::ParallelOp> loops;
+    func.walk([&](scf::ParallelOp p) {
+      if (!p->getParentOfType<scf::ParallelOp>())
+        loops.push_back(p);
+    });
+    int counter = 0;
+    for (scf::ParallelOp loop : loops)
+      if (failed(outline(module, loop, counter++)))
+        return signalPassFailure();
+  }
+
+  LogicalResult outline(ModuleOp module, scf::ParallelOp loop, int index) {
+    // Constant bounds only: the trip counts are compile-time facts.
+    SmallVector<int64_t> lbs, steps, trips;
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
+      if (!l || !u || !s || *s <= 0)
+        return success(); // stays a sequential loop
+      lbs.push_back(*l);
+      steps.push_back(*s);
+      trips.push_back(std::max<int64_t>(0, (*u - *l + *s - 1) / *s));
+    }
+    int64_t total = 1;
+    for (int64_t t : trips)
+      total *= t;
+    if (total <= 1)
+      return success();
+
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(loop.getRegion(), captured);
+    SmallVector<Value> passed;
+    for (Value v : captured) {
+      Operation *def = v.getDefiningOp();
+      if (!(def && def->hasTrait<OpTrait::ConstantLike>()))
+        passed.push_back(v);
+    }
+
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    Location loc = loop.getLoc();
+    SmallVector<Type> argTypes{b.getIndexType(), b.getIndexType()};
+    for (Value v : passed)
+      argTypes.push_back(v.getType());
+    std::string name = "dlc_parallel_body_" + std::to_string(index);
+    auto body = b.create<func::FuncOp>(loc, name, b.getFunctionType(argTypes, {}));
+    body.setPrivate();
+    SmallVector<Value> memrefs;
+    for (Value v : passed)
+      if (isa<MemRefType>(v.getType()))
+        memrefs.push_back(v);
+    if (pairwiseDisjoint(memrefs, loop->getParentOfType<func::FuncOp>()))
+      body->setAttr("dlc.disjoint_buffers", UnitAttr::get(&getContext()));
+    Block *entryBlock = body.addEntryBlock();
+    b.setInsertionPointToStart(entryBlock);
+    IRMapping map;
+    for (Value v : captured)
+      if (Operation *def = v.getDefiningOp(); def && def->hasTrait<OpTrait::ConstantLike>())
+        map.map(v, b.clone(*def)->getResult(0));
+    for (auto [v, arg] : llvm::zip(passed, entryBlock->getArguments().drop_front(2)))
+      map.map(v, arg);
+
+    // for i in [lo, hi): delinearize i into the loop's induction variables.
+    Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+    auto forOp = b.create<scf::ForOp>(loc, entryBlock->getArgument(0),
+                                      entryBlock->getArgument(1), one);
+    b.setInsertionPointToStart(forOp.getBody());
+    Value rest = forOp.getInductionVar();
+    SmallVector<Value> ivs(trips.size());
+    for (int d = trips.size() - 1; d >= 0; --d) {
+      Value trip = b.create<arith::ConstantIndexOp>(loc, trips[d]);
+      Value idx = d == 0 ? rest : b.create<arith::RemUIOp>(loc, rest, trip);
+      if (d > 0)
+        rest = b.create<arith::DivUIOp>(loc, rest, trip);
+      Value scaled = b.create<arith::MulIOp>(loc, idx, b.create<arith::ConstantIndexOp>(loc, steps[d]));
+      ivs[d] = b.create<arith::AddIOp>(loc, scaled, b.create<arith::ConstantIndexOp>(loc, lbs[d]));
+    }
+    for (auto [iv, v] : llvm::zip(loop.getInductionVars(), ivs))
+      map.map(iv, v);
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    b.setInsertionPointToEnd(entryBlock);
+    b.create<func::ReturnOp>(loc);
+
+    OpBuilder call(loop);
+    SmallVector<Value> operands{call.create<arith::ConstantIndexOp>(loc, 0),
+                                call.create<arith::ConstantIndexOp>(loc, total)};
+    operands.append(passed.begin(), passed.end());
+    auto callOp = call.create<func::CallOp>(loc, body, operands);
+    callOp->setAttr("dlc.parallel", UnitAttr::get(&getContext()));
+    loop.erase();
+    return success();
+  }
+};
+} // namespace
