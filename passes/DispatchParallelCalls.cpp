@@ -78,7 +78,8 @@ struct DispatchParallelCallsPass
       Block &entryBlock = call->getParentOfType<LLVM::LLVMFuncOp>().getBody().front();
       b.setInsertionPointToStart(&entryBlock);
       Value one = b.create<LLVM::ConstantOp>(loc, i64, b.getI64IntegerAttr(1));
-      Value frame = b.create<LLVM::AllocaOp>(loc, ptr, structTy, one, /*alignment=*/8);
+      // 64: captured vectors (up to 512 bits) need their natural alignment.
+      Value frame = b.create<LLVM::AllocaOp>(loc, ptr, structTy, one, /*alignment=*/64);
       b.setInsertionPoint(call);
       for (auto [i, v] : llvm::enumerate(args)) {
         Value addr = b.create<LLVM::GEPOp>(loc, ptr, structTy, frame,

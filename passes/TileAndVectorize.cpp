@@ -96,7 +96,10 @@ struct TileAndVectorizePass
         roots.push_back(op);
     });
     for (linalg::LinalgOp op : roots) {
-      if (linalg::isaContractionOpInterface(op))
+      if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
+              linalg::PoolingNchwSumOp, linalg::Conv2DNgchwGfchwOp>(op))
+        tileWindowOp(rewriter, op);
+      else if (linalg::isaContractionOpInterface(op))
         tileContraction(rewriter, op);
       else if (isa<linalg::GenericOp, linalg::FillOp>(op) &&
                op.getNumReductionLoops() == 0)
@@ -201,19 +204,61 @@ struct TileAndVectorizePass
     peel(rewriter, loops, regTiles, {m, n});
   }
 
+  /// Depthwise/grouped convolutions and pools (NCHW) are not vectorized by
+  /// upstream; as generics with the output's innermost dim (ow) moved to the
+  /// innermost loop, their loops end as `for ow { out[ow] += in[ow*s+kw] *
+  /// w }`, which LLVM's loop vectorizer turns into vector code. Channel blocks
+  /// form an scf.forall for the thread pool.
+  void tileWindowOp(RewriterBase &rewriter, linalg::LinalgOp op) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+    if (failed(generic))
+      return;
+    AffineMap outMap = generic->getIndexingMapsArray().back();
+    unsigned innermost = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+    SmallVector<unsigned> order;
+    for (unsigned d = 0; d < generic->getNumLoops(); ++d)
+      if (d != innermost)
+        order.push_back(d);
+    order.push_back(innermost);
+    FailureOr<linalg::GenericOp> moved = linalg::interchangeGenericOp(rewriter, *generic, order);
+    if (failed(moved))
+      return;
+    // Channels: dim 1 of the output (C, or G for grouped convs).
+    unsigned channel = cast<AffineDimExpr>(outMap.getResults()[1]).getPosition();
+    unsigned newChannel = llvm::find(order, channel) - order.begin();
+    SmallVector<int64_t> ranges = moved->getStaticLoopRanges();
+    int64_t c = ranges[newChannel], block = 1;
+    for (int64_t t = std::max<int64_t>(1, c / 16); t >= 1; --t)
+      if (c % t == 0) {
+        block = t;
+        break;
+      }
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    sizes[newChannel] = block;
+    if (c > 1)
+      (void)tile(rewriter, cast<linalg::LinalgOp>(moved->getOperation()), sizes,
+                 /*loops=*/nullptr, /*forall=*/true);
+  }
+
   /// All-parallel ops: one vector along the innermost dim, 1 elsewhere.
   void tileElementwise(RewriterBase &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
       return;
-    SmallVector<int64_t> sizes(ranges.size(), 1), vec(ranges.size(), 1);
+    // Outer dims: one scf.forall iteration per row, for the thread pool.
+    SmallVector<int64_t> outer(ranges.size(), 0);
+    for (size_t i = 0; i + 1 < ranges.size(); ++i)
+      outer[i] = ranges[i] > 1 ? 1 : 0;
+    linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
+    if (!row)
+      return;
+    // Innermost dim: vectors of the target's width, the remainder peeled.
+    SmallVector<int64_t> sizes(ranges.size(), 0), vec(ranges.size(), 1);
     vec.back() = std::min<int64_t>(vectorWidth, ranges.back());
     sizes.back() = clampTile(vectorWidth, ranges.back());
-    for (size_t i = 0; i + 1 < ranges.size(); ++i)
-      if (ranges[i] == 1)
-        sizes[i] = 0;
     SmallVector<scf::ForOp> loops;
-    linalg::LinalgOp t = tile(rewriter, op, sizes, &loops);
+    linalg::LinalgOp t = tile(rewriter, row, sizes, &loops);
     if (!t)
       return;
     t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));

@@ -4,7 +4,7 @@
 // the arguments packed into a stack frame; a trampoline unpacks them.
 // CHECK-LABEL: llvm.func @main
 // CHECK-SAME: (%[[BUF:.*]]: !llvm.ptr, %[[POOL:.*]]: !llvm.ptr)
-// CHECK: %[[FRAME:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64)>
+// CHECK: %[[FRAME:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(ptr, i64)> {alignment = 64 : i64}
 // CHECK: llvm.store %[[BUF]], %{{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: %[[FN:.*]] = llvm.mlir.addressof @dlc_parallel_tramp_0
 // CHECK: llvm.call @dlc_parallel_for(%[[POOL]], %[[FN]], %[[FRAME]], %{{.*}})
