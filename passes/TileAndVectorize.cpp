@@ -71,7 +71,9 @@ int64_t clampTile(int64_t want, int64_t size) {
 }
 
 /// A cache tile along a dim of `size`: the largest multiple of `multiple` at
-/// most `want` that divides `size` (static tiles need no masks), else `want`.
+/// most `want` that divides `size` (static tiles need no masks); else the
+/// whole dim when it is at most twice `want` (register-tile remainders then
+/// stay static), else `want`.
 int64_t cacheTile(int64_t want, int64_t size, int64_t multiple) {
   if (ShapedType::isDynamic(size))
     return want;
@@ -80,7 +82,7 @@ int64_t cacheTile(int64_t want, int64_t size, int64_t multiple) {
   for (int64_t t = want / multiple * multiple; t >= multiple; t -= multiple)
     if (size % t == 0)
       return t;
-  return want;
+  return size <= 2 * want ? 0 : want;
 }
 
 struct TileAndVectorizePass
