@@ -10,6 +10,7 @@
 #include "model_abi.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,9 @@
 
 /* The instance's thread pool: workers created once in dlc_create, each
  * parallel loop split into equal contiguous chunks (static partitioning),
- * the calling thread taking the first. */
+ * the calling thread taking the first. Waiting spins briefly before it
+ * blocks, so that a model's many short loops do not pay a futex wake-up
+ * each. */
 typedef void (*dlc_body_fn)(void *ctx, int64_t lo, int64_t hi);
 typedef struct dlc_pool {
   pthread_mutex_t mu;
@@ -28,13 +31,18 @@ typedef struct dlc_pool {
   pthread_t *workers;
   int num_workers; /* threads besides the caller */
   int active;      /* threads a loop may use, caller included */
-  int stop;
-  unsigned long generation; /* one per dispatched loop */
+  atomic_int stop;
+  atomic_ulong generation; /* one per dispatched loop */
   dlc_body_fn fn;
   void *ctx;
   int64_t n;
-  int parts, pending;
+  int parts;
+  atomic_int pending; /* chunks of workers not finished yet */
 } dlc_pool;
+
+enum { SPIN_ITERATIONS = 4000 };
+
+static inline void cpu_relax(void) { __builtin_ia32_pause(); }
 
 struct dlc_model {
   void *arena;
@@ -60,23 +68,28 @@ static void *worker_main(void *arg) {
   int index = ((worker_arg *)arg)->index;
   unsigned long seen = 0;
   for (;;) {
-    pthread_mutex_lock(&p->mu);
-    while (p->generation == seen && !p->stop)
-      pthread_cond_wait(&p->wake, &p->mu);
-    if (p->stop) {
+    for (int i = 0; i < SPIN_ITERATIONS &&
+                    atomic_load_explicit(&p->generation, memory_order_acquire) == seen &&
+                    !atomic_load(&p->stop);
+         ++i)
+      cpu_relax();
+    if (atomic_load_explicit(&p->generation, memory_order_acquire) == seen) {
+      pthread_mutex_lock(&p->mu);
+      while (atomic_load(&p->generation) == seen && !atomic_load(&p->stop))
+        pthread_cond_wait(&p->wake, &p->mu);
       pthread_mutex_unlock(&p->mu);
-      return NULL;
     }
-    seen = p->generation;
-    int mine = index < p->parts;
-    pthread_mutex_unlock(&p->mu);
-    if (!mine)
+    if (atomic_load(&p->stop))
+      return NULL;
+    seen = atomic_load_explicit(&p->generation, memory_order_acquire);
+    if (index >= p->parts)
       continue;
     run_chunk(p, index);
-    pthread_mutex_lock(&p->mu);
-    if (--p->pending == 0)
+    if (atomic_fetch_sub(&p->pending, 1) == 1) {
+      pthread_mutex_lock(&p->mu);
       pthread_cond_signal(&p->done);
-    pthread_mutex_unlock(&p->mu);
+      pthread_mutex_unlock(&p->mu);
+    }
   }
 }
 
@@ -88,20 +101,24 @@ DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t 
     fn(ctx, 0, n);
     return;
   }
-  pthread_mutex_lock(&p->mu);
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
   p->parts = parts;
-  p->pending = parts - 1;
-  p->generation++;
+  atomic_store(&p->pending, parts - 1);
+  atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+  pthread_mutex_lock(&p->mu); /* wakes workers that stopped spinning */
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
   run_chunk(p, 0);
-  pthread_mutex_lock(&p->mu);
-  while (p->pending > 0)
-    pthread_cond_wait(&p->done, &p->mu);
-  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < SPIN_ITERATIONS && atomic_load(&p->pending) > 0; ++i)
+    cpu_relax();
+  if (atomic_load(&p->pending) > 0) {
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load(&p->pending) > 0)
+      pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+  }
 }
 
 static int pool_start(dlc_pool *p) {
@@ -131,7 +148,7 @@ static int pool_start(dlc_pool *p) {
 
 static void pool_stop(dlc_pool *p) {
   pthread_mutex_lock(&p->mu);
-  p->stop = 1;
+  atomic_store(&p->stop, 1);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->num_workers; ++i)
