@@ -272,6 +272,23 @@ struct ConvLowering : DlcPattern<dlc::ConvOp> {
   }
 };
 
+/// The float32 values of a constant tensor (dense or dense_resource).
+std::optional<SmallVector<float>> constantFloats(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return llvm::to_vector(dense.getValues<float>());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob()) {
+      ArrayRef<char> bytes = blob->getData();
+      SmallVector<float> out(bytes.size() / sizeof(float));
+      memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+      return out;
+    }
+  return std::nullopt;
+}
+
 struct GemmLowering : DlcPattern<dlc::GemmOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::GemmOp op, Adaptor a,
@@ -299,13 +316,30 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
                               });
     else
       init = filled(r, loc, outType, 0.0);
-    Value result;
-    if (op.getTransB())
-      result = r.create<linalg::MatmulTransposeBOp>(loc, outType,
-                                                    ValueRange{lhs, a.getB()}, init)
+    Value result, rhs = a.getB();
+    bool transB = op.getTransB();
+    if (transB) {
+      // A weight [N, K] is transposed here, once, so that the GEMM reads
+      // rows of [K, N] along its vector lanes instead of strided columns.
+      if (auto w = constantFloats(rhs)) {
+        auto t = tensorType(rhs);
+        int64_t n = t.getDimSize(0), k = t.getDimSize(1);
+        SmallVector<float> wt(w->size());
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < k; ++j)
+            wt[j * n + i] = (*w)[i * k + j];
+        auto type = RankedTensorType::get({k, n}, t.getElementType());
+        auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(wt));
+        rhs = r.create<arith::ConstantOp>(
+            loc, DenseResourceElementsAttr::get(type, "transposed", std::move(blob)));
+        transB = false;
+      }
+    }
+    if (transB)
+      result = r.create<linalg::MatmulTransposeBOp>(loc, outType, ValueRange{lhs, rhs}, init)
                    .getResult(0);
     else
-      result = r.create<linalg::MatmulOp>(loc, outType, ValueRange{lhs, a.getB()}, init)
+      result = r.create<linalg::MatmulOp>(loc, outType, ValueRange{lhs, rhs}, init)
                    .getResult(0);
     if (alpha != 1.0f) {
       SmallVector<Value> ins{result};
@@ -573,23 +607,6 @@ struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
     return success();
   }
 };
-
-/// The float32 values of a constant tensor (dense or dense_resource).
-std::optional<SmallVector<float>> constantFloats(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
-    return llvm::to_vector(dense.getValues<float>());
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob()) {
-      ArrayRef<char> bytes = blob->getData();
-      SmallVector<float> out(bytes.size() / sizeof(float));
-      memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
-      return out;
-    }
-  return std::nullopt;
-}
 
 struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
   using DlcPattern::DlcPattern;

@@ -129,3 +129,18 @@ func.func @data_movement(%x: tensor<2x3xf32>) -> tensor<2x6xf32> {
   %r = dlc.reshape %c {shape = array<i64: 2, -1>} : tensor<6x2xf32> -> tensor<2x6xf32>
   return %r : tensor<2x6xf32>
 }
+
+// -----
+
+// A constant transB weight is transposed at compile time: the GEMM then reads
+// [K, N] rows along its vector lanes.
+// CHECK-LABEL: func.func @gemm_constant_weight
+// CHECK: %[[WT:.*]] = arith.constant dense_resource<transposed> : tensor<3x2xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<4x3xf32>, tensor<3x2xf32>)
+// CHECK: dialect_resources
+// CHECK: transposed: "0x040000000000803F0000804000000040
+func.func @gemm_constant_weight(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = dlc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %0 = dlc.gemm %a, %w {transB = true} : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
