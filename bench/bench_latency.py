@@ -13,6 +13,7 @@ writes it to --out.
 """
 import argparse
 import ctypes
+import gc
 import datetime
 import os
 import platform
@@ -112,6 +113,10 @@ def main():
             ort_ms = time_calls(lambda: sess.run(None, feeds), args.repeat)
             ref = sess.run(None, feeds)
             err = max(float(np.max(np.abs(outs[n] - r))) for (n, _), r in zip(out_shapes, ref))
+            # The session's spinning worker threads must not compete with the
+            # next measurement on a 2-core machine.
+            del sess
+            gc.collect()
             rows.append((name, threads, dlc_ms, ort_ms, compile_s, err))
             print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms", file=sys.stderr)
 
