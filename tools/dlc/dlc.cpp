@@ -294,7 +294,7 @@ int runCommand(int argc, char **argv) {
     printf("%s: shape [", outNames[i].c_str());
     for (size_t d = 0; d < outputs[i].shape.size(); ++d)
       printf("%s%lld", d ? ", " : "", (long long)outputs[i].shape[d]);
-    printf("] ->%s; first values:", file.c_str());
+    printf("] -> %s; first values:", file.c_str());
     for (size_t k = 0; k < std::min<size_t>(5, outputs[i].data.size()); ++k)
       printf(" %.6g", outputs[i].data[k]);
     printf("\n");
