@@ -17,10 +17,12 @@ import gc
 import datetime
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
 
 import numpy as np
 import onnx
@@ -29,51 +31,21 @@ import onnxruntime as ort
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class DlcTensor(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p)]
-
-
-def tensor(name, array):
-    shape = (ctypes.c_int64 * array.ndim)(*array.shape)
-    t = DlcTensor(name.encode(), 1, array.ndim, shape, array.ctypes.data)
-    t._keep = shape  # keep the shape array alive with the struct
-    return t
-
-
-def time_calls(fn, repeat):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
-
-
 def bench_dlc(lib_path, feeds, out_shapes, threads, repeat):
-    lib = ctypes.CDLL(lib_path, mode=os.RTLD_LOCAL)
-    lib.dlc_create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_size_t]
-    lib.dlc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(DlcTensor), ctypes.c_size_t,
-                            ctypes.POINTER(DlcTensor), ctypes.c_size_t]
-    lib.dlc_set_threads.argtypes = [ctypes.c_void_p, ctypes.c_int]
-    lib.dlc_last_error.restype = ctypes.c_char_p
-    lib.dlc_last_error.argtypes = [ctypes.c_void_p]
-    lib.dlc_destroy.argtypes = [ctypes.c_void_p]
+    lib = load(lib_path)
     model = ctypes.c_void_p()
     if lib.dlc_create(ctypes.byref(model), None, 0) != 0:
         raise RuntimeError(lib.dlc_last_error(None).decode())
     lib.dlc_set_threads(model, threads)
     outs = {n: np.empty(s, np.float32) for n, s in out_shapes}
-    ins = (DlcTensor * len(feeds))(*[tensor(n, a) for n, a in feeds.items()])
-    outt = (DlcTensor * len(outs))(*[tensor(n, a) for n, a in outs.items()])
+    ins = (Tensor * len(feeds))(*[tensor(n, a) for n, a in feeds.items()])
+    outt = (Tensor * len(outs))(*[tensor(n, a) for n, a in outs.items()])
 
     def call():
         if lib.dlc_run(model, ins, len(feeds), outt, len(outs)) != 0:
             raise RuntimeError(lib.dlc_last_error(model).decode())
 
-    ms = time_calls(call, repeat)
+    ms = median_ms(call, repeat)
     lib.dlc_destroy(model)
     return ms, outs
 
@@ -110,7 +82,7 @@ def main():
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
             sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-            ort_ms = time_calls(lambda: sess.run(None, feeds), args.repeat)
+            ort_ms = median_ms(lambda: sess.run(None, feeds), args.repeat)
             ref = sess.run(None, feeds)
             err = max(float(np.max(np.abs(outs[n] - r))) for (n, _), r in zip(out_shapes, ref))
             # The session's spinning worker threads must not compete with the

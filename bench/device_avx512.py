@@ -4,7 +4,7 @@
 Here:    for m in lenet mobilenetv2 resnet18; do
            build/tools/dlc/dlc compile build/models/$m.onnx --target=x86-64-avx512 \\
              -o devrun/${m}_avx512.so; done
-         cp bench/device_avx512.py devrun/
+         cp bench/device_avx512.py bench/dlc_ctypes.py devrun/
 Device:  python3 models/build_models.py devrun/models && python3 devrun/device_avx512.py
          (through the device tool, carrying devrun/)
 
@@ -13,37 +13,15 @@ prints medians of 20 calls for dlc and onnxruntime at 1 and at all threads.
 """
 import ctypes
 import os
-import statistics
-import time
+import sys
 
 import numpy as np
 import onnx
 import onnxruntime as ort
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("data", ctypes.c_void_p)]
-
-
-def tensor(name, a):
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    t = Tensor(name.encode(), 1, a.ndim, shape, a.ctypes.data)
-    t._keep = shape
-    return t
-
-
-def median_ms(fn, repeat=20):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+sys.path.insert(0, HERE)
+from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
 
 
 def main():
@@ -57,11 +35,7 @@ def main():
         x = np.random.default_rng(0).uniform(
             -1, 1, [d.dim_value for d in inp.type.tensor_type.shape.dim]).astype(np.float32)
         y = np.empty([d.dim_value for d in out.type.tensor_type.shape.dim], np.float32)
-        lib = ctypes.CDLL(f"{HERE}/{name}_avx512.so")
-        lib.dlc_create.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_size_t]
-        lib.dlc_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor), ctypes.c_size_t,
-                                ctypes.POINTER(Tensor), ctypes.c_size_t]
-        lib.dlc_set_threads.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        lib = load(f"{HERE}/{name}_avx512.so")
         model = ctypes.c_void_p()
         assert lib.dlc_create(ctypes.byref(model), None, 0) == 0
         ins, outs = (Tensor * 1)(tensor(inp.name, x)), (Tensor * 1)(tensor(out.name, y))
