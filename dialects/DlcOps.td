@@ -54,6 +54,64 @@ class Dlc_UnaryOp<string mnemonic> : Dlc_Op<mnemonic, [SameOperandsAndResultType
 def Dlc_ReluOp : Dlc_UnaryOp<"relu"> { let summary = "max(x, 0)"; }
 def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid"> { let summary = "1 / (1 + exp(-x))"; }
 def Dlc_TanhOp : Dlc_UnaryOp<"tanh"> { let summary = "hyperbolic tangent"; }
+def Dlc_AbsOp : Dlc_UnaryOp<"abs"> { let summary = "|x|"; }
+def Dlc_NegOp : Dlc_UnaryOp<"neg"> { let summary = "-x"; }
+def Dlc_ExpOp : Dlc_UnaryOp<"exp"> { let summary = "e^x"; }
+def Dlc_LogOp : Dlc_UnaryOp<"log"> { let summary = "natural logarithm"; }
+def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt"> { let summary = "square root"; }
+def Dlc_ReciprocalOp : Dlc_UnaryOp<"reciprocal"> { let summary = "1 / x"; }
+def Dlc_FloorOp : Dlc_UnaryOp<"floor"> { let summary = "round down"; }
+def Dlc_CeilOp : Dlc_UnaryOp<"ceil"> { let summary = "round up"; }
+def Dlc_RoundOp : Dlc_UnaryOp<"round"> { let summary = "round half to even"; }
+def Dlc_SignOp : Dlc_UnaryOp<"sign"> { let summary = "-1, 0 or 1 (NaN stays NaN)"; }
+def Dlc_SinOp : Dlc_UnaryOp<"sin"> { let summary = "sine"; }
+def Dlc_CosOp : Dlc_UnaryOp<"cos"> { let summary = "cosine"; }
+def Dlc_TanOp : Dlc_UnaryOp<"tan"> { let summary = "tangent"; }
+def Dlc_AsinOp : Dlc_UnaryOp<"asin"> { let summary = "arcsine"; }
+def Dlc_AcosOp : Dlc_UnaryOp<"acos"> { let summary = "arccosine"; }
+def Dlc_AtanOp : Dlc_UnaryOp<"atan"> { let summary = "arctangent"; }
+def Dlc_SinhOp : Dlc_UnaryOp<"sinh"> { let summary = "hyperbolic sine"; }
+def Dlc_CoshOp : Dlc_UnaryOp<"cosh"> { let summary = "hyperbolic cosine"; }
+def Dlc_AsinhOp : Dlc_UnaryOp<"asinh"> { let summary = "inverse hyperbolic sine"; }
+def Dlc_AcoshOp : Dlc_UnaryOp<"acosh"> { let summary = "inverse hyperbolic cosine"; }
+def Dlc_AtanhOp : Dlc_UnaryOp<"atanh"> { let summary = "inverse hyperbolic tangent"; }
+def Dlc_ErfOp : Dlc_UnaryOp<"erf"> { let summary = "error function"; }
+def Dlc_SoftplusOp : Dlc_UnaryOp<"softplus"> { let summary = "log(1 + e^x)"; }
+def Dlc_SoftsignOp : Dlc_UnaryOp<"softsign"> { let summary = "x / (1 + |x|)"; }
+def Dlc_MishOp : Dlc_UnaryOp<"mish"> { let summary = "x * tanh(softplus(x))"; }
+
+/// Activations with float parameters (ONNX's defaults filled in at import).
+class Dlc_ParamActivationOp<string mnemonic, dag params>
+    : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let arguments = !con((ins Dlc_FloatTensor:$input), params);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+def Dlc_LeakyReluOp : Dlc_ParamActivationOp<"leaky_relu", (ins F32Attr:$alpha)> {
+  let summary = "x >= 0 ? x : alpha * x";
+}
+def Dlc_EluOp : Dlc_ParamActivationOp<"elu", (ins F32Attr:$alpha)> {
+  let summary = "x >= 0 ? x : alpha * (e^x - 1)";
+}
+def Dlc_CeluOp : Dlc_ParamActivationOp<"celu", (ins F32Attr:$alpha)> {
+  let summary = "max(0, x) + min(0, alpha * (e^(x / alpha) - 1))";
+}
+def Dlc_SeluOp : Dlc_ParamActivationOp<"selu", (ins F32Attr:$alpha, F32Attr:$gamma)> {
+  let summary = "gamma * (x > 0 ? x : alpha * (e^x - 1))";
+}
+def Dlc_HardSigmoidOp : Dlc_ParamActivationOp<"hard_sigmoid", (ins F32Attr:$alpha, F32Attr:$beta)> {
+  let summary = "max(0, min(1, alpha * x + beta))";
+}
+def Dlc_HardSwishOp : Dlc_UnaryOp<"hard_swish"> {
+  let summary = "x * max(0, min(1, x / 6 + 1 / 2))";
+}
+def Dlc_ThresholdedReluOp : Dlc_ParamActivationOp<"thresholded_relu", (ins F32Attr:$alpha)> {
+  let summary = "x > alpha ? x : 0";
+}
+def Dlc_GeluOp : Dlc_ParamActivationOp<"gelu", (ins BoolAttr:$tanh_approximation)> {
+  let summary = "x * Phi(x), exact (erf) or with the tanh approximation";
+}
+
 def Dlc_IdentityOp : Dlc_UnaryOp<"identity"> {
   let summary = "identity (also inference-mode Dropout)";
   let hasFolder = 1;
@@ -77,6 +135,10 @@ def Dlc_AddOp : Dlc_BinaryOp<"add">;
 def Dlc_SubOp : Dlc_BinaryOp<"sub">;
 def Dlc_MulOp : Dlc_BinaryOp<"mul">;
 def Dlc_DivOp : Dlc_BinaryOp<"div">;
+def Dlc_PowOp : Dlc_BinaryOp<"pow">;
+def Dlc_MaxOp : Dlc_BinaryOp<"max">;
+def Dlc_MinOp : Dlc_BinaryOp<"min">;
+def Dlc_PReluOp : Dlc_BinaryOp<"prelu">;
 
 //===----------------------------------------------------------------------===//
 // Linear algebra and convolution

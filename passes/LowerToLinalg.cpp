@@ -220,6 +220,172 @@ Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp, OpBuilder &b,
   return b.create<arith::DivFOp>(loc, x[0], x[1]);
 }
 
+#define DLC_MATH_UNARY(OP, MATH)                                                \
+  template <>                                                                  \
+  Value ElementwiseLowering<dlc::OP>::body(dlc::OP, OpBuilder &b, Location loc, \
+                                           ValueRange x) {                     \
+    return b.create<MATH>(loc, x[0]);                                          \
+  }
+DLC_MATH_UNARY(AbsOp, math::AbsFOp)
+DLC_MATH_UNARY(NegOp, arith::NegFOp)
+DLC_MATH_UNARY(ExpOp, math::ExpOp)
+DLC_MATH_UNARY(LogOp, math::LogOp)
+DLC_MATH_UNARY(SqrtOp, math::SqrtOp)
+DLC_MATH_UNARY(FloorOp, math::FloorOp)
+DLC_MATH_UNARY(CeilOp, math::CeilOp)
+DLC_MATH_UNARY(RoundOp, math::RoundEvenOp)
+DLC_MATH_UNARY(SinOp, math::SinOp)
+DLC_MATH_UNARY(CosOp, math::CosOp)
+DLC_MATH_UNARY(TanOp, math::TanOp)
+DLC_MATH_UNARY(AsinOp, math::AsinOp)
+DLC_MATH_UNARY(AcosOp, math::AcosOp)
+DLC_MATH_UNARY(AtanOp, math::AtanOp)
+DLC_MATH_UNARY(SinhOp, math::SinhOp)
+DLC_MATH_UNARY(CoshOp, math::CoshOp)
+DLC_MATH_UNARY(AsinhOp, math::AsinhOp)
+DLC_MATH_UNARY(AcoshOp, math::AcoshOp)
+DLC_MATH_UNARY(AtanhOp, math::AtanhOp)
+DLC_MATH_UNARY(ErfOp, math::ErfOp)
+#undef DLC_MATH_UNARY
+
+namespace {
+Value select(OpBuilder &b, Location loc, arith::CmpFPredicate pred, Value lhs, Value rhs,
+             Value ifTrue, Value ifFalse) {
+  Value c = b.create<arith::CmpFOp>(loc, pred, lhs, rhs);
+  return b.create<arith::SelectOp>(loc, c, ifTrue, ifFalse);
+}
+Value softplus(OpBuilder &b, Location loc, Value x) {
+  // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x.
+  Value m = b.create<arith::MaximumFOp>(loc, x, floatConst(b, loc, 0.0));
+  Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
+  return b.create<arith::AddFOp>(loc, m, b.create<math::Log1pOp>(loc, e));
+}
+Value expm1Scaled(OpBuilder &b, Location loc, Value x, double alpha) {
+  Value e = b.create<math::ExpOp>(loc, x);
+  return b.create<arith::MulFOp>(loc, floatConst(b, loc, alpha),
+                                 b.create<arith::SubFOp>(loc, e, floatConst(b, loc, 1.0)));
+}
+} // namespace
+
+template <>
+Value ElementwiseLowering<dlc::ReciprocalOp>::body(dlc::ReciprocalOp, OpBuilder &b,
+                                                   Location loc, ValueRange x) {
+  return b.create<arith::DivFOp>(loc, floatConst(b, loc, 1.0), x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::SignOp>::body(dlc::SignOp, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  Value zero = floatConst(b, loc, 0.0);
+  Value pos = select(b, loc, arith::CmpFPredicate::OGT, x[0], zero, floatConst(b, loc, 1.0), zero);
+  Value neg = select(b, loc, arith::CmpFPredicate::OLT, x[0], zero, floatConst(b, loc, -1.0), pos);
+  // NaN stays NaN.
+  return select(b, loc, arith::CmpFPredicate::UNO, x[0], x[0], x[0], neg);
+}
+template <>
+Value ElementwiseLowering<dlc::SoftplusOp>::body(dlc::SoftplusOp, OpBuilder &b,
+                                                 Location loc, ValueRange x) {
+  return softplus(b, loc, x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::SoftsignOp>::body(dlc::SoftsignOp, OpBuilder &b,
+                                                 Location loc, ValueRange x) {
+  Value d = b.create<arith::AddFOp>(loc, floatConst(b, loc, 1.0), b.create<math::AbsFOp>(loc, x[0]));
+  return b.create<arith::DivFOp>(loc, x[0], d);
+}
+template <>
+Value ElementwiseLowering<dlc::MishOp>::body(dlc::MishOp, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  return b.create<arith::MulFOp>(loc, x[0], b.create<math::TanhOp>(loc, softplus(b, loc, x[0])));
+}
+template <>
+Value ElementwiseLowering<dlc::LeakyReluOp>::body(dlc::LeakyReluOp op, OpBuilder &b,
+                                                  Location loc, ValueRange x) {
+  Value scaled = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, op.getAlpha().convertToFloat()));
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, 0.0), x[0], scaled);
+}
+template <>
+Value ElementwiseLowering<dlc::EluOp>::body(dlc::EluOp op, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, 0.0), x[0], neg);
+}
+template <>
+Value ElementwiseLowering<dlc::CeluOp>::body(dlc::CeluOp op, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  double alpha = op.getAlpha().convertToFloat();
+  Value zero = floatConst(b, loc, 0.0);
+  Value e = expm1Scaled(b, loc, b.create<arith::DivFOp>(loc, x[0], floatConst(b, loc, alpha)), alpha);
+  return b.create<arith::AddFOp>(loc, b.create<arith::MaximumFOp>(loc, x[0], zero),
+                                 b.create<arith::MinimumFOp>(loc, e, zero));
+}
+template <>
+Value ElementwiseLowering<dlc::SeluOp>::body(dlc::SeluOp op, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
+  Value v = select(b, loc, arith::CmpFPredicate::OGT, x[0], floatConst(b, loc, 0.0), x[0], neg);
+  return b.create<arith::MulFOp>(loc, v, floatConst(b, loc, op.getGamma().convertToFloat()));
+}
+template <>
+Value ElementwiseLowering<dlc::HardSigmoidOp>::body(dlc::HardSigmoidOp op, OpBuilder &b,
+                                                    Location loc, ValueRange x) {
+  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, op.getAlpha().convertToFloat()),
+                                  floatConst(b, loc, op.getBeta().convertToFloat()));
+  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, 0.0));
+  return b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, 1.0));
+}
+template <>
+Value ElementwiseLowering<dlc::HardSwishOp>::body(dlc::HardSwishOp, OpBuilder &b,
+                                                  Location loc, ValueRange x) {
+  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, 1.0 / 6.0), floatConst(b, loc, 0.5));
+  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, 0.0));
+  v = b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, 1.0));
+  return b.create<arith::MulFOp>(loc, x[0], v);
+}
+template <>
+Value ElementwiseLowering<dlc::ThresholdedReluOp>::body(dlc::ThresholdedReluOp op, OpBuilder &b,
+                                                        Location loc, ValueRange x) {
+  return select(b, loc, arith::CmpFPredicate::OGT, x[0],
+                floatConst(b, loc, op.getAlpha().convertToFloat()), x[0], floatConst(b, loc, 0.0));
+}
+template <>
+Value ElementwiseLowering<dlc::GeluOp>::body(dlc::GeluOp op, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  Value half = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, 0.5));
+  Value inner;
+  if (op.getTanhApproximation()) {
+    // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+    Value x3 = b.create<arith::MulFOp>(loc, x[0], b.create<arith::MulFOp>(loc, x[0], x[0]));
+    Value poly = b.create<math::FmaOp>(loc, x3, floatConst(b, loc, 0.044715), x[0]);
+    inner = b.create<math::TanhOp>(
+        loc, b.create<arith::MulFOp>(loc, poly, floatConst(b, loc, 0.7978845608028654)));
+  } else {
+    inner = b.create<math::ErfOp>(
+        loc, b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, 0.7071067811865476)));
+  }
+  return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, inner, floatConst(b, loc, 1.0)));
+}
+template <>
+Value ElementwiseLowering<dlc::PowOp>::body(dlc::PowOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<math::PowFOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::MaxOp>::body(dlc::MaxOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<arith::MaximumFOp>(loc, x[0], x[1]); // NaN-propagating, as ONNX
+}
+template <>
+Value ElementwiseLowering<dlc::MinOp>::body(dlc::MinOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<arith::MinimumFOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::PReluOp>::body(dlc::PReluOp, OpBuilder &b, Location loc,
+                                              ValueRange x) {
+  Value scaled = b.create<arith::MulFOp>(loc, x[0], x[1]);
+  return select(b, loc, arith::CmpFPredicate::OLT, x[0], floatConst(b, loc, 0.0), scaled, x[0]);
+}
+
 struct ConvLowering : DlcPattern<dlc::ConvOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::ConvOp op, Adaptor a,
@@ -719,7 +885,23 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  ElementwiseLowering<dlc::SigmoidOp>, ElementwiseLowering<dlc::TanhOp>,
                  ElementwiseLowering<dlc::ClipOp>, ElementwiseLowering<dlc::AddOp>,
                  ElementwiseLowering<dlc::SubOp>, ElementwiseLowering<dlc::MulOp>,
-                 ElementwiseLowering<dlc::DivOp>, ConvLowering, GemmLowering,
+                 ElementwiseLowering<dlc::DivOp>,
+#define DLC_ELEMENTWISE(OP) ElementwiseLowering<dlc::OP>,
+                 DLC_ELEMENTWISE(AbsOp) DLC_ELEMENTWISE(NegOp) DLC_ELEMENTWISE(ExpOp)
+                 DLC_ELEMENTWISE(LogOp) DLC_ELEMENTWISE(SqrtOp) DLC_ELEMENTWISE(ReciprocalOp)
+                 DLC_ELEMENTWISE(FloorOp) DLC_ELEMENTWISE(CeilOp) DLC_ELEMENTWISE(RoundOp)
+                 DLC_ELEMENTWISE(SignOp) DLC_ELEMENTWISE(SinOp) DLC_ELEMENTWISE(CosOp)
+                 DLC_ELEMENTWISE(TanOp) DLC_ELEMENTWISE(AsinOp) DLC_ELEMENTWISE(AcosOp)
+                 DLC_ELEMENTWISE(AtanOp) DLC_ELEMENTWISE(SinhOp) DLC_ELEMENTWISE(CoshOp)
+                 DLC_ELEMENTWISE(AsinhOp) DLC_ELEMENTWISE(AcoshOp) DLC_ELEMENTWISE(AtanhOp)
+                 DLC_ELEMENTWISE(ErfOp) DLC_ELEMENTWISE(SoftplusOp) DLC_ELEMENTWISE(SoftsignOp)
+                 DLC_ELEMENTWISE(MishOp) DLC_ELEMENTWISE(LeakyReluOp) DLC_ELEMENTWISE(EluOp)
+                 DLC_ELEMENTWISE(CeluOp) DLC_ELEMENTWISE(SeluOp) DLC_ELEMENTWISE(HardSigmoidOp)
+                 DLC_ELEMENTWISE(HardSwishOp) DLC_ELEMENTWISE(ThresholdedReluOp)
+                 DLC_ELEMENTWISE(GeluOp) DLC_ELEMENTWISE(PowOp) DLC_ELEMENTWISE(MaxOp)
+                 DLC_ELEMENTWISE(MinOp) DLC_ELEMENTWISE(PReluOp)
+#undef DLC_ELEMENTWISE
+                 ConvLowering, GemmLowering,
                  MatMulLowering, PoolLowering<dlc::MaxPoolOp>,
                  PoolLowering<dlc::AveragePoolOp>, SoftmaxLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,

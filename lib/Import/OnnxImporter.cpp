@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <optional>
@@ -125,6 +126,15 @@ private:
   void windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
                    SmallVectorImpl<NamedAttribute> &attrs, bool ceil);
 
+  bool importElementwise();
+  template <typename OpTy>
+  Value unary(Value x, ArrayRef<NamedAttribute> attrs = {}) {
+    Location loc = NameLoc::get(builder.getStringAttr(node->name()));
+    return builder.create<OpTy>(loc, x.getType(), x, attrs).getResult();
+  }
+  NamedAttribute f32Attr(const char *name, float dflt) {
+    return builder.getNamedAttr(name, builder.getF32FloatAttr(attrFloat(name, dflt)));
+  }
   void importConv();
   void importPool(bool isMax);
   void importGemm();
@@ -287,9 +297,15 @@ Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
              "' is used as data; dlc supports float32 tensors only");
   auto type = RankedTensorType::get(c.shape, builder.getF32Type());
   // Weights live in a resource blob: no copy into an inline attribute.
-  std::string blobName = "w" + std::to_string(resourceCounter++);
-  auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(c.f));
-  ElementsAttr attr = DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+  // Scalars and tiny vectors stay inline, where folders can read them.
+  ElementsAttr attr;
+  if (c.f.size() <= 16) {
+    attr = DenseElementsAttr::get(type, ArrayRef<float>(c.f));
+  } else {
+    std::string blobName = "w" + std::to_string(resourceCounter++);
+    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(c.f));
+    attr = DenseResourceElementsAttr::get(type, blobName, std::move(blob));
+  }
   Location loc = NameLoc::get(builder.getStringAttr(name));
   auto op = builder.create<dlc::ConstantOp>(loc, type, attr);
   values[name] = op.getResult();
@@ -554,6 +570,94 @@ void Importer::windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
     attrs.push_back(builder.getNamedAttr("ceil_mode", builder.getBoolAttr(true)));
 }
 
+/// Elementwise ops beyond the CNN basics: unary math, parameterised
+/// activations, and variadic/binary Max, Min, Sum, Mean, Pow, PRelu.
+bool Importer::importElementwise() {
+  using Fn = std::function<Value(Importer &, Value)>;
+  static const std::map<std::string, std::pair<std::vector<const char *>, Fn>> unaryOps = {
+      {"Abs", {{}, [](Importer &i, Value x) { return i.unary<dlc::AbsOp>(x); }}},
+      {"Neg", {{}, [](Importer &i, Value x) { return i.unary<dlc::NegOp>(x); }}},
+      {"Exp", {{}, [](Importer &i, Value x) { return i.unary<dlc::ExpOp>(x); }}},
+      {"Log", {{}, [](Importer &i, Value x) { return i.unary<dlc::LogOp>(x); }}},
+      {"Sqrt", {{}, [](Importer &i, Value x) { return i.unary<dlc::SqrtOp>(x); }}},
+      {"Reciprocal", {{}, [](Importer &i, Value x) { return i.unary<dlc::ReciprocalOp>(x); }}},
+      {"Floor", {{}, [](Importer &i, Value x) { return i.unary<dlc::FloorOp>(x); }}},
+      {"Ceil", {{}, [](Importer &i, Value x) { return i.unary<dlc::CeilOp>(x); }}},
+      {"Round", {{}, [](Importer &i, Value x) { return i.unary<dlc::RoundOp>(x); }}},
+      {"Sign", {{}, [](Importer &i, Value x) { return i.unary<dlc::SignOp>(x); }}},
+      {"Sin", {{}, [](Importer &i, Value x) { return i.unary<dlc::SinOp>(x); }}},
+      {"Cos", {{}, [](Importer &i, Value x) { return i.unary<dlc::CosOp>(x); }}},
+      {"Tan", {{}, [](Importer &i, Value x) { return i.unary<dlc::TanOp>(x); }}},
+      {"Asin", {{}, [](Importer &i, Value x) { return i.unary<dlc::AsinOp>(x); }}},
+      {"Acos", {{}, [](Importer &i, Value x) { return i.unary<dlc::AcosOp>(x); }}},
+      {"Atan", {{}, [](Importer &i, Value x) { return i.unary<dlc::AtanOp>(x); }}},
+      {"Sinh", {{}, [](Importer &i, Value x) { return i.unary<dlc::SinhOp>(x); }}},
+      {"Cosh", {{}, [](Importer &i, Value x) { return i.unary<dlc::CoshOp>(x); }}},
+      {"Asinh", {{}, [](Importer &i, Value x) { return i.unary<dlc::AsinhOp>(x); }}},
+      {"Acosh", {{}, [](Importer &i, Value x) { return i.unary<dlc::AcoshOp>(x); }}},
+      {"Atanh", {{}, [](Importer &i, Value x) { return i.unary<dlc::AtanhOp>(x); }}},
+      {"Erf", {{}, [](Importer &i, Value x) { return i.unary<dlc::ErfOp>(x); }}},
+      {"Softplus", {{}, [](Importer &i, Value x) { return i.unary<dlc::SoftplusOp>(x); }}},
+      {"Softsign", {{}, [](Importer &i, Value x) { return i.unary<dlc::SoftsignOp>(x); }}},
+      {"Mish", {{}, [](Importer &i, Value x) { return i.unary<dlc::MishOp>(x); }}},
+      {"HardSwish", {{}, [](Importer &i, Value x) { return i.unary<dlc::HardSwishOp>(x); }}},
+      {"LeakyRelu", {{"alpha"}, [](Importer &i, Value x) {
+         return i.unary<dlc::LeakyReluOp>(x, {i.f32Attr("alpha", 0.01f)}); }}},
+      {"Elu", {{"alpha"}, [](Importer &i, Value x) {
+         return i.unary<dlc::EluOp>(x, {i.f32Attr("alpha", 1.0f)}); }}},
+      {"Celu", {{"alpha"}, [](Importer &i, Value x) {
+         return i.unary<dlc::CeluOp>(x, {i.f32Attr("alpha", 1.0f)}); }}},
+      {"Selu", {{"alpha", "gamma"}, [](Importer &i, Value x) {
+         return i.unary<dlc::SeluOp>(x, {i.f32Attr("alpha", 1.67326319217681884765625f),
+                                         i.f32Attr("gamma", 1.05070102214813232421875f)}); }}},
+      {"HardSigmoid", {{"alpha", "beta"}, [](Importer &i, Value x) {
+         return i.unary<dlc::HardSigmoidOp>(x, {i.f32Attr("alpha", 0.2f), i.f32Attr("beta", 0.5f)}); }}},
+      {"ThresholdedRelu", {{"alpha"}, [](Importer &i, Value x) {
+         return i.unary<dlc::ThresholdedReluOp>(x, {i.f32Attr("alpha", 1.0f)}); }}},
+      {"Gelu", {{"approximate"}, [](Importer &i, Value x) {
+         std::string approx = i.attrString("approximate", "none");
+         if (approx != "none" && approx != "tanh")
+           i.failNode("unsupported approximate='" + approx + "'");
+         return i.unary<dlc::GeluOp>(x, {i.builder.getNamedAttr(
+                                            "tanh_approximation", i.builder.getBoolAttr(approx == "tanh"))}); }}},
+  };
+  const std::string &op = node->op_type();
+  if (auto it = unaryOps.find(op); it != unaryOps.end()) {
+    for (const auto &a : node->attribute())
+      if (std::find_if(it->second.first.begin(), it->second.first.end(),
+                       [&](const char *k) { return a.name() == k; }) == it->second.first.end())
+        failNode("unsupported attribute '" + a.name() + "'");
+    setOutput(0, it->second.second(*this, value(0)));
+    return true;
+  }
+  if (op == "Pow" || op == "PRelu") {
+    allowOnlyAttrs({});
+    Value a = value(0), b = value(1);
+    setOutput(0, op == "Pow" ? build<dlc::PowOp>({a, b}) : build<dlc::PReluOp>({a, b}));
+    return true;
+  }
+  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") {
+    allowOnlyAttrs({});
+    if (node->input_size() == 0)
+      failNode(op + " needs at least one input");
+    Value acc = value(0);
+    for (int i = 1; i < node->input_size(); ++i) {
+      Value x = value(i);
+      acc = op == "Max"   ? build<dlc::MaxOp>({acc, x})
+            : op == "Min" ? build<dlc::MinOp>({acc, x})
+                          : build<dlc::AddOp>({acc, x});
+    }
+    if (op == "Mean" && node->input_size() > 1) {
+      ConstTensor inv;
+      inv.f = {1.0f / node->input_size()};
+      acc = build<dlc::MulOp>({acc, makeConstant(node->output(0) + ".inv_count", inv)});
+    }
+    setOutput(0, acc);
+    return true;
+  }
+  return false;
+}
+
 void Importer::importConv() {
   allowOnlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   Value x = value(0), w = value(1);
@@ -719,6 +823,8 @@ void Importer::importNode() {
   if (foldIntNode())
     return;
 
+  if (importElementwise())
+    return;
   if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
     allowOnlyAttrs({"consumed_inputs"});
     Value x = value(0);

@@ -144,3 +144,25 @@ func.func @gemm_constant_weight(%a: tensor<4x3xf32>) -> tensor<4x2xf32> {
   %0 = dlc.gemm %a, %w {transB = true} : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// Activations lower to one generic each, with ONNX's formulas.
+// CHECK-LABEL: func.func @activations
+// CHECK: linalg.generic
+// CHECK: math.erf
+// CHECK: linalg.generic
+// CHECK: arith.cmpf oge
+// CHECK: arith.select
+// CHECK: linalg.generic
+// CHECK: math.log1p
+// CHECK: math.tanh
+// CHECK: linalg.generic
+// CHECK: math.powf
+func.func @activations(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %g = dlc.gelu %x {tanh_approximation = false} : tensor<4xf32>
+  %l = dlc.leaky_relu %x {alpha = 0.1 : f32} : tensor<4xf32>
+  %m = dlc.mish %x : tensor<4xf32>
+  %p = dlc.pow %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %g, %l, %m, %p : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
