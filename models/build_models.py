@@ -194,6 +194,16 @@ def op_models():
     y = g.node("Softmax", [g.node("Identity", [gm])], axis=0)
     models["gemm_softmax11"] = g.model("gemm_softmax11", [tensor("a", [6, 3])], [tensor(y, [3, 5])],
                                        opset=11)
+    # Shape given as a graph input (as ONNX's node tests do): compiled with
+    # `dlc compile --bind shape=FILE.npy`.
+    node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")
+    graph = helper.make_graph([node], "reshape_shape_input",
+                              [tensor("data", [2, 3, 4]),
+                               helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+                              [tensor("reshaped", [6, 4])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = IR_VERSION
+    models["reshape_shape_input"] = m
     return models
 
 

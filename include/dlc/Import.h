@@ -11,9 +11,21 @@
 #include <vector>
 
 namespace dlc {
+/// A graph input frozen to a constant (`dlc compile --bind`).
+struct BoundInput {
+  std::vector<int64_t> shape;
+  bool isInt = false;
+  std::vector<float> floats;
+  std::vector<int64_t> ints;
+};
+
 struct ImportOptions {
   /// Full shapes for graph inputs, by name (binds symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Inputs replaced by constants before anything else sees the graph, as
+  /// onnx-mlir's "constant input" test variant: shape-like integer inputs
+  /// (Reshape's shape, Squeeze's axes, ...) then fold like initializers.
+  std::map<std::string, BoundInput> bindings;
 };
 
 /// One graph input or output as the compiled library sees it.

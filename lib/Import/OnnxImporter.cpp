@@ -142,6 +142,7 @@ private:
   void importSoftmax();
   void importBatchNorm();
   void importReshape();
+  void importSqueeze(bool unsqueeze);
 
   MLIRContext &ctx;
   OpBuilder builder;
@@ -784,6 +785,54 @@ void Importer::importReshape() {
   setOutput(0, build<dlc::ReshapeOp>(value(0), attrs));
 }
 
+/// Squeeze/Unsqueeze on data: a reshape to the static result shape. Axes
+/// come from the attribute (opset < 13) or a constant input.
+void Importer::importSqueeze(bool unsqueeze) {
+  allowOnlyAttrs({"axes"});
+  Value x = value(0);
+  std::vector<int64_t> axes;
+  bool haveAxes = false;
+  if (auto a = attrInts("axes")) {
+    axes = *a;
+    haveAxes = true;
+  } else if (hasInput(1)) {
+    const ConstTensor *c = constInput(1);
+    if (!c || !c->isInt())
+      failNode("axes must be a constant (bind it with --bind)");
+    axes = c->i;
+    haveAxes = true;
+  }
+  std::vector<int64_t> in(typeOf(x).getShape().begin(), typeOf(x).getShape().end()), out;
+  if (unsqueeze) {
+    if (!haveAxes)
+      failNode("Unsqueeze needs axes");
+    int64_t rank = in.size() + axes.size();
+    std::vector<bool> inserted(rank, false);
+    for (int64_t a : axes) {
+      int64_t n = normAxis(a, rank);
+      if (inserted[n])
+        failNode("repeated axis " + std::to_string(a));
+      inserted[n] = true;
+    }
+    for (int64_t i = 0, j = 0; i < rank; ++i)
+      out.push_back(inserted[i] ? 1 : in[j++]);
+  } else {
+    std::vector<bool> drop(in.size(), false);
+    for (int64_t a : axes) {
+      int64_t n = normAxis(a, in.size());
+      if (in[n] != 1)
+        failNode("cannot squeeze dim " + std::to_string(n) + " of size " + std::to_string(in[n]));
+      drop[n] = true;
+    }
+    for (size_t i = 0; i < in.size(); ++i)
+      if (!(haveAxes ? drop[i] : in[i] == 1))
+        out.push_back(in[i]);
+  }
+  setOutput(0, build<dlc::ReshapeOp>(
+                   x, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(out)),
+                       builder.getNamedAttr("allowzero", builder.getBoolAttr(true))}));
+}
+
 void Importer::importNode() {
   const std::string &op = node->op_type();
   if (!node->domain().empty() && node->domain() != "ai.onnx")
@@ -876,6 +925,8 @@ void Importer::importNode() {
   }
   if (op == "Reshape")
     return importReshape();
+  if (op == "Squeeze" || op == "Unsqueeze")
+    return importSqueeze(op == "Unsqueeze");
   if (op == "Transpose") {
     allowOnlyAttrs({"perm"});
     Value x = value(0);
@@ -934,6 +985,33 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       initNames.insert(t.name());
     }
 
+    for (auto &[name, bound] : opts.bindings) {
+      const onnx::ValueInfoProto *vi = nullptr;
+      for (const auto &in : graph.input())
+        if (in.name() == name && !initNames.count(name))
+          vi = &in;
+      if (!vi)
+        fail("--bind names '" + name + "', which is not a graph input");
+      int32_t elem = vi->type().tensor_type().elem_type();
+      bool wantInt = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32;
+      if (wantInt != bound.isInt || (!wantInt && elem != onnx::TensorProto::FLOAT))
+        fail("--bind " + name + ": the array's dtype does not match the input's " +
+             dtypeName(elem));
+      const auto &dims = vi->type().tensor_type().shape();
+      bool rankOk = dims.dim_size() == (int)bound.shape.size();
+      for (int i = 0; rankOk && i < dims.dim_size(); ++i)
+        rankOk = !dims.dim(i).has_dim_value() || dims.dim(i).dim_value() == bound.shape[i];
+      if (!rankOk)
+        fail("--bind " + name + ": shape " + dimsToString(bound.shape) +
+             " does not match the input's");
+      ConstTensor c;
+      c.shape = bound.shape;
+      c.dtype = bound.isInt ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT;
+      c.f = bound.floats;
+      c.i = bound.ints;
+      consts[name] = c;
+      initNames.insert(name); // from here on, an initializer
+    }
     for (auto &[name, shape] : opts.inputShapes) {
       bool found = false;
       for (const auto &vi : graph.input())

@@ -7,7 +7,8 @@
 
 using namespace dlc;
 
-bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error) {
+bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error,
+                  bool allowInts) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot open '" + path + "'";
@@ -41,8 +42,11 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error) {
     return header.substr(colon + 1, end - colon);
   };
   std::string descr = field("descr"), order = field("fortran_order"), shape = field("shape");
-  if (descr.find("<f4") == std::string::npos && descr.find("|f4") == std::string::npos) {
-    error = "'" + path + "' has dtype " + descr + "; expected float32 ('<f4')";
+  bool f4 = descr.find("<f4") != std::string::npos;
+  bool i8 = descr.find("<i8") != std::string::npos, i4 = descr.find("<i4") != std::string::npos;
+  if (!f4 && !(allowInts && (i8 || i4))) {
+    error = "'" + path + "' has dtype " + descr + "; expected float32 ('<f4')" +
+            (allowInts ? " or int64/int32" : "");
     return false;
   }
   if (order.find("True") != std::string::npos) {
@@ -59,8 +63,20 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error) {
     if (!part.empty())
       out.shape.push_back(std::stoll(part));
   }
-  out.data.resize(out.numel());
-  if (!in.read((char *)out.data.data(), out.data.size() * 4)) {
+  bool ok;
+  out.isInt = !f4;
+  if (f4) {
+    out.data.resize(out.numel());
+    ok = (bool)in.read((char *)out.data.data(), out.data.size() * 4);
+  } else if (i8) {
+    out.ints.resize(out.numel());
+    ok = (bool)in.read((char *)out.ints.data(), out.ints.size() * 8);
+  } else {
+    std::vector<int32_t> v(out.numel());
+    ok = (bool)in.read((char *)v.data(), v.size() * 4);
+    out.ints.assign(v.begin(), v.end());
+  }
+  if (!ok) {
     error = "'" + path + "' has fewer elements than its shape says";
     return false;
   }

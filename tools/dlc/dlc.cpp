@@ -28,7 +28,7 @@ int usage() {
   fprintf(stderr,
           "usage:\n"
           "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native]\n"
-          "              [--input-shape NAME=DIMS]... [-O0..-O3]\n"
+          "              [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]... [-O0..-O3]\n"
           "              [--emit=mlir|llvm|asm|obj|lib] [--print-ir-after-all]\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
@@ -92,6 +92,14 @@ int compileCommand(int argc, char **argv) {
       if (eq == std::string::npos || !parseDims(value.substr(eq + 1), dims))
         return fail("--input-shape expects NAME=DIMS like data=1x3x224x224 (got '" + value + "')");
       importOpts.inputShapes[value.substr(0, eq)] = dims;
+    } else if (optionValue(argc, argv, i, "--bind", value)) {
+      auto eq = value.find('=');
+      if (eq == std::string::npos)
+        return fail("--bind expects NAME=FILE.npy (got '" + value + "')");
+      dlc::NpyArray a;
+      if (!dlc::readNpy(value.substr(eq + 1), a, error, /*allowInts=*/true))
+        return fail("--bind " + value.substr(0, eq) + ": " + error);
+      importOpts.bindings[value.substr(0, eq)] = {a.shape, a.isInt, a.data, a.ints};
     } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') {
       opts.optLevel = arg[2] - '0';
     } else if (arg == "--print-ir-after-all") {
