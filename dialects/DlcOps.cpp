@@ -34,5 +34,12 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
+LogicalResult LogSoftmaxOp::verify() {
+  int64_t rank = getInput().getType().getRank();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " out of range for rank " << rank;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/DlcOps.cpp.inc"

@@ -223,6 +223,26 @@ def Dlc_SoftmaxOp : Dlc_Op<"softmax", [SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+def Dlc_LogSoftmaxOp : Dlc_Op<"log_softmax", [SameOperandsAndResultType]> {
+  let summary = "log of softmax, with softmax's axis and coerce_2d semantics";
+  let arguments = (ins Dlc_FloatTensor:$input, I64Attr:$axis, BoolAttr:$coerce_2d);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Dlc_ReduceOp : Dlc_Op<"reduce", [InferTypeOpAdaptor]> {
+  let summary = "ONNX Reduce*: sum, mean, max, min, prod, l1, l2, log_sum, log_sum_exp, sum_square";
+  let description = [{
+    `axes` are non-negative, sorted and unique (empty: every dim); with
+    `keepdims` the reduced dims stay as size 1.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, StrAttr:$kind,
+                       DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//

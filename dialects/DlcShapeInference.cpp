@@ -327,3 +327,26 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
   t.push_back(tensorOf(shape, first.getElementType()));
   return success();
 }
+
+LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor a, SmallVectorImpl<Type> &t) {
+  auto in = cast<RankedTensorType>(a.getInput().getType());
+  static const char *kinds[] = {"sum", "mean", "max", "min", "prod", "l1", "l2",
+                                "log_sum", "log_sum_exp", "sum_square"};
+  if (!llvm::is_contained(kinds, a.getKind()))
+    return fail(loc, "unknown reduction kind '" + a.getKind() + "'");
+  ArrayRef<int64_t> axes = a.getAxes();
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] < 0 || axes[i] >= in.getRank() || (i && axes[i] <= axes[i - 1]))
+      return fail(loc, "reduce axes must be sorted, unique and within the rank");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    bool reduced = axes.empty() || llvm::is_contained(axes, i);
+    if (!reduced)
+      shape.push_back(in.getDimSize(i));
+    else if (a.getKeepdims())
+      shape.push_back(1);
+  }
+  t.push_back(tensorOf(shape, in.getElementType()));
+  return success();
+}

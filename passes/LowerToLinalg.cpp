@@ -713,9 +713,12 @@ Value combineWithReduced(OpBuilder &b, Location loc, Value full, Value reduced,
       body);
 }
 
-struct SoftmaxLowering : DlcPattern<dlc::SoftmaxOp> {
-  using DlcPattern::DlcPattern;
-  LogicalResult matchAndRewrite(dlc::SoftmaxOp op, Adaptor a,
+/// Softmax and LogSoftmax: max-subtracted exponentials over `axis`.
+template <typename OpTy>
+struct SoftmaxLowering : DlcPattern<OpTy> {
+  using DlcPattern<OpTy>::DlcPattern;
+  static constexpr bool isLog = std::is_same_v<OpTy, dlc::LogSoftmaxOp>;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     auto type = tensorType(a.getInput());
@@ -741,11 +744,94 @@ struct SoftmaxLowering : DlcPattern<dlc::SoftmaxOp> {
                           [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
                             return b.create<arith::AddFOp>(l, acc, v);
                           });
-    Value y = combineWithReduced(r, loc, e, sum, axis,
-                                 [](OpBuilder &b, Location l, ValueRange v) -> Value {
-                                   return b.create<arith::DivFOp>(l, v[0], v[1]);
-                                 });
+    Value y;
+    if constexpr (isLog) {
+      // (x - max) - log(sum e^(x - max))
+      Value shifted = combineWithReduced(r, loc, x, max, axis,
+                                         [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                           return b.create<arith::SubFOp>(l, v[0], v[1]);
+                                         });
+      y = combineWithReduced(r, loc, shifted, sum, axis,
+                             [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                               return b.create<arith::SubFOp>(l, v[0], b.create<math::LogOp>(l, v[1]));
+                             });
+    } else {
+      y = combineWithReduced(r, loc, e, sum, axis,
+                             [](OpBuilder &b, Location l, ValueRange v) -> Value {
+                               return b.create<arith::DivFOp>(l, v[0], v[1]);
+                             });
+    }
     r.replaceOp(op, reshapeStatic(r, loc, y, type.getShape()));
+    return success();
+  }
+};
+
+/// ONNX Reduce*: an optional map per element, one reduction over the axes
+/// (all of them at once), an optional map of the result.
+struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::ReduceOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto type = tensorType(a.getInput());
+    int64_t rank = type.getRank();
+    StringRef kind = op.getKind();
+    SmallVector<int64_t> axes(op.getAxes());
+    if (axes.empty())
+      axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<utils::IteratorType> iters;
+    int64_t count = 1;
+    for (int64_t i = 0; i < rank; ++i) {
+      bool reduced = llvm::is_contained(axes, i);
+      iters.push_back(reduced ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+      if (reduced) {
+        count *= type.getDimSize(i);
+      } else {
+        shape.push_back(type.getDimSize(i));
+        outExprs.push_back(r.getAffineDimExpr(i));
+      }
+    }
+    double init = kind == "max"    ? -std::numeric_limits<double>::infinity()
+                  : kind == "min"  ? std::numeric_limits<double>::infinity()
+                  : kind == "prod" ? 1.0
+                                   : 0.0;
+    auto redType = RankedTensorType::get(shape, type.getElementType());
+    SmallVector<AffineMap> maps{r.getMultiDimIdentityMap(rank),
+                                AffineMap::get(rank, 0, outExprs, r.getContext())};
+    Value reduced =
+        r.create<linalg::GenericOp>(
+             loc, redType, a.getInput(), filled(r, loc, redType, init), maps, iters,
+             [&](OpBuilder &b, Location l, ValueRange v) {
+               Value x = v[0], acc = v[1], res;
+               if (kind == "l1")
+                 x = b.create<math::AbsFOp>(l, x);
+               else if (kind == "l2" || kind == "sum_square")
+                 x = b.create<arith::MulFOp>(l, x, x);
+               else if (kind == "log_sum_exp")
+                 x = b.create<math::ExpOp>(l, x);
+               if (kind == "max")
+                 res = b.create<arith::MaximumFOp>(l, acc, x);
+               else if (kind == "min")
+                 res = b.create<arith::MinimumFOp>(l, acc, x);
+               else if (kind == "prod")
+                 res = b.create<arith::MulFOp>(l, acc, x);
+               else
+                 res = b.create<arith::AddFOp>(l, acc, x);
+               b.create<linalg::YieldOp>(l, res);
+             })
+            .getResult(0);
+    if (kind == "mean" || kind == "l2" || kind == "log_sum" || kind == "log_sum_exp")
+      reduced = buildElementwise(r, loc, redType, reduced,
+                                 [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+                                   if (kind == "mean")
+                                     return b.create<arith::MulFOp>(l, v[0], floatConst(b, l, 1.0 / count));
+                                   if (kind == "l2")
+                                     return b.create<math::SqrtOp>(l, v[0]);
+                                   return b.create<math::LogOp>(l, v[0]);
+                                 });
+    r.replaceOp(op, reshapeStatic(r, loc, reduced, cast<RankedTensorType>(op.getType()).getShape()));
     return success();
   }
 };
@@ -903,7 +989,8 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
 #undef DLC_ELEMENTWISE
                  ConvLowering, GemmLowering,
                  MatMulLowering, PoolLowering<dlc::MaxPoolOp>,
-                 PoolLowering<dlc::AveragePoolOp>, SoftmaxLowering,
+                 PoolLowering<dlc::AveragePoolOp>, SoftmaxLowering<dlc::SoftmaxOp>,
+                 SoftmaxLowering<dlc::LogSoftmaxOp>, ReduceLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
                  TransposeLowering, ConcatLowering>(ctx);

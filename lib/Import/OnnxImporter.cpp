@@ -142,6 +142,7 @@ private:
   void importSoftmax();
   void importBatchNorm();
   void importReshape();
+  void importReduce(const std::string &kind);
   void importSqueeze(bool unsqueeze);
 
   MLIRContext &ctx;
@@ -747,9 +748,40 @@ void Importer::importSoftmax() {
   int64_t rank = typeOf(x).getRank();
   bool coerce = opset < 13;
   int64_t axis = normAxis(attrInt("axis", coerce ? 1 : -1), rank);
-  setOutput(0, build<dlc::SoftmaxOp>(
-                   x, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
-                       builder.getNamedAttr("coerce_2d", builder.getBoolAttr(coerce))}));
+  Location loc = NameLoc::get(builder.getStringAttr(node->name()));
+  auto axisAttr = builder.getI64IntegerAttr(axis);
+  auto coerceAttr = builder.getBoolAttr(coerce);
+  if (node->op_type() == "LogSoftmax")
+    setOutput(0, builder.create<dlc::LogSoftmaxOp>(loc, x.getType(), x, axisAttr, coerceAttr));
+  else
+    setOutput(0, builder.create<dlc::SoftmaxOp>(loc, x.getType(), x, axisAttr, coerceAttr));
+}
+
+/// Reduce*: axes from the attribute (older opsets) or a constant input
+/// (ReduceSum 13+, all of them 18+); noop_with_empty_axes honoured.
+void Importer::importReduce(const std::string &kind) {
+  allowOnlyAttrs({"axes", "keepdims", "noop_with_empty_axes"});
+  Value x = value(0);
+  int64_t rank = typeOf(x).getRank();
+  std::vector<int64_t> axes;
+  if (auto a = attrInts("axes")) {
+    axes = *a;
+  } else if (hasInput(1)) {
+    const ConstTensor *c = constInput(1);
+    if (!c || !c->isInt())
+      failNode("axes must be a constant (bind it with --bind)");
+    axes = c->i;
+  }
+  if (axes.empty() && attrInt("noop_with_empty_axes", 0))
+    return setOutput(0, x);
+  for (int64_t &a : axes)
+    a = normAxis(a, rank);
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  setOutput(0, build<dlc::ReduceOp>(
+                   x, {builder.getNamedAttr("kind", builder.getStringAttr(kind)),
+                       builder.getNamedAttr("axes", builder.getDenseI64ArrayAttr(axes)),
+                       builder.getNamedAttr("keepdims", builder.getBoolAttr(attrInt("keepdims", 1)))}));
 }
 
 void Importer::importBatchNorm() {
@@ -908,8 +940,36 @@ void Importer::importNode() {
   }
   if (op == "Clip")
     return importClip();
-  if (op == "Softmax")
+  if (op == "Softmax" || op == "LogSoftmax")
     return importSoftmax();
+  static const std::map<std::string, std::string> reductions = {
+      {"ReduceSum", "sum"}, {"ReduceMean", "mean"}, {"ReduceMax", "max"},
+      {"ReduceMin", "min"}, {"ReduceProd", "prod"}, {"ReduceL1", "l1"},
+      {"ReduceL2", "l2"}, {"ReduceLogSum", "log_sum"}, {"ReduceLogSumExp", "log_sum_exp"},
+      {"ReduceSumSquare", "sum_square"}};
+  if (auto it = reductions.find(op); it != reductions.end())
+    return importReduce(it->second);
+  if (op == "Cast" || op == "CastLike") {
+    // Float to float only: a cast that changes nothing.
+    allowOnlyAttrs({"to", "saturate", "round_mode"});
+    int64_t to = op == "Cast" ? attrInt("to", 0) : onnx::TensorProto::FLOAT;
+    if (op == "CastLike" && !isa<RankedTensorType>(value(1).getType()))
+      failNode("CastLike target is not a tensor");
+    if (to != onnx::TensorProto::FLOAT)
+      failNode(std::string("cast to ") + dtypeName(to) + " is not supported (float32 only)");
+    if (const ConstTensor *c = constInput(0); c && c->isInt()) {
+      ConstTensor f = *c;
+      f.dtype = onnx::TensorProto::FLOAT;
+      f.f.assign(c->i.begin(), c->i.end());
+      f.i.clear();
+      consts[node->output(0)] = f;
+      return;
+    }
+    Value x = value(0);
+    if (!typeOf(x).getElementType().isF32())
+      failNode("cast from a non-float32 tensor is not supported");
+    return setOutput(0, x);
+  }
   if (op == "GlobalAveragePool") {
     allowOnlyAttrs({});
     return setOutput(0, build<dlc::GlobalAveragePoolOp>(value(0)));

@@ -49,3 +49,12 @@ func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = dlc.softmax %a {axis = 2 : i64, coerce_2d = false} : tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+func.func @reduce_axes(%a: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+2 {{reduce axes must be sorted, unique and within the rank}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.reduce %a {kind = "sum", axes = array<i64: 1, 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -166,3 +166,31 @@ func.func @activations(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, 
   %p = dlc.pow %x, %y : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %g, %l, %m, %p : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Reductions: one generic over all reduced axes, then the kind's final map;
+// keepdims is a reshape.
+// CHECK-LABEL: func.func @reduce_l2_keepdims
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[R]] : tensor<3xf32>)
+// CHECK: math.sqrt
+// CHECK: tensor.expand_shape %{{.*}} into tensor<1x3x1xf32>
+func.func @reduce_l2_keepdims(%x: tensor<2x3x4xf32>) -> tensor<1x3x1xf32> {
+  %0 = dlc.reduce %x {kind = "l2", axes = array<i64: 0, 2>, keepdims = true} : tensor<2x3x4xf32> -> tensor<1x3x1xf32>
+  return %0 : tensor<1x3x1xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @log_softmax
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: arith.subf
+// CHECK: math.log
+func.func @log_softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = dlc.log_softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
