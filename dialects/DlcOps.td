@@ -266,6 +266,13 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Dlc_ExpandOp : Dlc_Op<"expand", [InferTypeOpAdaptor]> {
+  let summary = "ONNX Expand: numpy broadcast of the input and `shape`";
+  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
   let summary = "permute dims";
   let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);

@@ -350,3 +350,16 @@ LogicalResult ReduceOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   t.push_back(tensorOf(shape, in.getElementType()));
   return success();
 }
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                         Adaptor a, SmallVectorImpl<Type> &t) {
+  auto in = cast<RankedTensorType>(a.getInput().getType());
+  for (int64_t d : a.getShape())
+    if (d < 0)
+      return fail(loc, "expand: negative dim " + Twine(d));
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, in.getShape(), a.getShape(), shape)))
+    return failure();
+  t.push_back(tensorOf(shape, in.getElementType()));
+  return success();
+}

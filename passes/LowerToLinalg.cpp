@@ -922,6 +922,16 @@ struct ReshapeLikeLowering : DlcPattern<OpTy> {
   }
 };
 
+struct ExpandLowering : DlcPattern<dlc::ExpandOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::ExpandOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    r.replaceOp(op, broadcastTo(r, op.getLoc(), a.getInput(),
+                                cast<RankedTensorType>(op.getType()).getShape()));
+    return success();
+  }
+};
+
 struct TransposeLowering : DlcPattern<dlc::TransposeOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::TransposeOp op, Adaptor a,
@@ -993,7 +1003,7 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  SoftmaxLowering<dlc::LogSoftmaxOp>, ReduceLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
-                 TransposeLowering, ConcatLowering>(ctx);
+                 TransposeLowering, ConcatLowering, ExpandLowering>(ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
   }

@@ -949,6 +949,36 @@ void Importer::importNode() {
       {"ReduceSumSquare", "sum_square"}};
   if (auto it = reductions.find(op); it != reductions.end())
     return importReduce(it->second);
+  if (op == "ConstantOfShape") {
+    allowOnlyAttrs({"value"});
+    const ConstTensor *shape = constInput(0);
+    if (!shape || !shape->isInt())
+      failNode("the shape must be a constant (bind it with --bind)");
+    ConstTensor fill;
+    fill.f = {0.0f};
+    if (auto *a = attr("value"))
+      fill = readTensor(a->t(), "node '" + node->name() + "' value");
+    if (fill.numel() != 1)
+      failNode("value must hold one element");
+    ConstTensor c;
+    c.dtype = fill.dtype;
+    c.shape = shape->i;
+    if (fill.isInt())
+      c.i.assign(c.numel(), fill.i[0]);
+    else
+      c.f.assign(c.numel(), fill.f[0]);
+    consts[node->output(0)] = c;
+    return;
+  }
+  if (op == "Expand") {
+    allowOnlyAttrs({});
+    const ConstTensor *shape = constInput(1);
+    if (!shape || !shape->isInt())
+      failNode("the shape must be a constant (bind it with --bind)");
+    setOutput(0, build<dlc::ExpandOp>(
+                     value(0), {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape->i))}));
+    return;
+  }
   if (op == "Cast" || op == "CastLike") {
     // Float to float only: a cast that changes nothing.
     allowOnlyAttrs({"to", "saturate", "round_mode"});

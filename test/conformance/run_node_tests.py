@@ -64,22 +64,25 @@ def run_test(dlc, test_dir, work):
     inputs = [vi for vi in model.graph.input if vi.name not in inits]
     # Integer inputs (shapes, axes, indices...) are frozen to the test's
     # values with --bind: dlc compiles static shapes.
-    binds, feeds = [], []
+    binds, feeds, shapes = [], [], []
     for i, vi in enumerate(inputs):
         arr = read_tensor(os.path.join(data, f"input_{i}.pb"))
         # Some test data stores a declared scalar as shape (1,): same
         # elements, so use the shape the model declares.
         dims = vi.type.tensor_type.shape.dim
+        is_int = vi.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
         declared = [d.dim_value for d in dims]
         if all(d.HasField("dim_value") for d in dims) and int(np.prod(declared)) == arr.size:
             arr = arr.reshape(declared)
+        elif not is_int and not all(d.HasField("dim_value") for d in dims) and arr.ndim:
+            # Symbolic dims: compiled for the test data's shape.
+            shapes.append(f"--input-shape={vi.name}={'x'.join(str(d) for d in arr.shape)}")
         f = os.path.join(work, f"input_{i}.npy")
         np.save(f, np.array(arr, order="C"))  # ascontiguousarray would make 0-d arrays 1-d
-        is_int = vi.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
         (binds if is_int else feeds).append((vi.name, f))
 
     lib = os.path.join(work, "model.so")
-    compile_cmd = [dlc, "compile", model_path, "-o", lib] + [f"--bind={n}={f}" for n, f in binds]
+    compile_cmd = [dlc, "compile", model_path, "-o", lib] + [f"--bind={n}={f}" for n, f in binds] + shapes
     try:
         p = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
