@@ -194,3 +194,13 @@ func.func @log_softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = dlc.log_softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @expand
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[C]] : tensor<3xf32>) outs(%{{.*}} : tensor<2x3x4xf32>)
+func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = dlc.expand %x {shape = array<i64: 2, 1, 4>} : tensor<3x1xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
