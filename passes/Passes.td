@@ -34,11 +34,16 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
 def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
   let summary = "Cache- and register-tile contractions, then vectorize linalg ops";
   let description = [{
-    Every contraction (matmul, batch matmul, im2col GEMM) is tiled twice with
-    scf.for: cache tiles, then a register tile of `rows` x (2 x vector-width)
-    accumulators over k = 1, and the register tile is vectorized with masks
-    where the tile does not divide the shape. Elementwise generics are tiled
-    along their innermost dim by the vector width and vectorized the same way.
+    Contractions (matmul, batch matmul, im2col and 1x1 GEMMs): cache tiles
+    over the parallel M/N dims as one scf.forall (the iterations the thread
+    pool shares out), a sequential K loop, then a `rows` x (2 x vector-width)
+    register tile over one k step. Cache tiles divide the dims where they
+    can; register loops are peeled, so full tiles and remainders vectorize
+    with static shapes (masks only where a tile is partial in two dims).
+    All-parallel generics: one forall iteration per row, vectors along the
+    innermost dim. NCHW depthwise/grouped convs and pools (no upstream
+    vectorizer): generalized with the output's innermost dim as the innermost
+    loop, for LLVM's loop vectorizer, and a forall over channel blocks.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
