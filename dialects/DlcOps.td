@@ -273,6 +273,18 @@ def Dlc_ExpandOp : Dlc_Op<"expand", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
+  let summary = "static strided slice: per dim start, size and a positive step";
+  let description = [{
+    ONNX Slice and Split after their starts/ends/axes/steps are resolved at
+    import: `offsets`, `sizes` and `steps` cover every dim.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$offsets,
+                       DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
   let summary = "permute dims";
   let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);

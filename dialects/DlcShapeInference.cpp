@@ -363,3 +363,18 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   t.push_back(tensorOf(shape, in.getElementType()));
   return success();
 }
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                        Adaptor a, SmallVectorImpl<Type> &t) {
+  auto in = cast<RankedTensorType>(a.getInput().getType());
+  ArrayRef<int64_t> off = a.getOffsets(), size = a.getSizes(), step = a.getSteps();
+  if ((int64_t)off.size() != in.getRank() || size.size() != off.size() ||
+      step.size() != off.size())
+    return fail(loc, "slice offsets/sizes/steps must cover every dim");
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    if (step[i] <= 0 || off[i] < 0 || size[i] < 0 ||
+        (size[i] > 0 && off[i] + (size[i] - 1) * step[i] >= in.getDimSize(i)))
+      return fail(loc, "slice of dim " + Twine(i) + " is out of bounds");
+  t.push_back(tensorOf(size, in.getElementType()));
+  return success();
+}

@@ -932,6 +932,19 @@ struct ExpandLowering : DlcPattern<dlc::ExpandOp> {
   }
 };
 
+struct SliceLowering : DlcPattern<dlc::SliceOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::SliceOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    auto outType = cast<RankedTensorType>(op.getType());
+    Value slice = r.create<tensor::ExtractSliceOp>(
+        op.getLoc(), outType, a.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
+        op.getOffsets(), op.getSizes(), op.getSteps());
+    r.replaceOp(op, slice);
+    return success();
+  }
+};
+
 struct TransposeLowering : DlcPattern<dlc::TransposeOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::TransposeOp op, Adaptor a,
@@ -1003,7 +1016,7 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  SoftmaxLowering<dlc::LogSoftmaxOp>, ReduceLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
-                 TransposeLowering, ConcatLowering, ExpandLowering>(ctx);
+                 TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering>(ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
   }

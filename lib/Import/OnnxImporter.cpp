@@ -143,6 +143,10 @@ private:
   void importBatchNorm();
   void importReshape();
   void importReduce(const std::string &kind);
+  void importSlice();
+  void importSplit();
+  Value slice(Value x, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+              ArrayRef<int64_t> steps);
   void importSqueeze(bool unsqueeze);
 
   MLIRContext &ctx;
@@ -865,6 +869,104 @@ void Importer::importSqueeze(bool unsqueeze) {
                        builder.getNamedAttr("allowzero", builder.getBoolAttr(true))}));
 }
 
+Value Importer::slice(Value x, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                      ArrayRef<int64_t> steps) {
+  return build<dlc::SliceOp>(x, {builder.getNamedAttr("offsets", builder.getDenseI64ArrayAttr(offsets)),
+                                 builder.getNamedAttr("sizes", builder.getDenseI64ArrayAttr(sizes)),
+                                 builder.getNamedAttr("steps", builder.getDenseI64ArrayAttr(steps))});
+}
+
+/// Slice on data with constant starts/ends/axes/steps (ONNX's clamping
+/// rules); negative steps are not supported yet.
+void Importer::importSlice() {
+  Value x = value(0);
+  auto shape = typeOf(x).getShape();
+  int64_t rank = shape.size();
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (opset < 10) {
+    allowOnlyAttrs({"starts", "ends", "axes"});
+    starts = attrInts("starts").value_or(std::vector<int64_t>{});
+    ends = attrInts("ends").value_or(std::vector<int64_t>{});
+    axes = attrInts("axes").value_or(std::vector<int64_t>{});
+  } else {
+    allowOnlyAttrs({});
+    auto ints = [&](int i, std::vector<int64_t> &out) {
+      if (!hasInput(i))
+        return;
+      const ConstTensor *c = constInput(i);
+      if (!c || !c->isInt())
+        failNode("input #" + std::to_string(i) + " must be a constant (bind it with --bind)");
+      out = c->i;
+    };
+    ints(1, starts);
+    ints(2, ends);
+    ints(3, axes);
+    ints(4, steps);
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    failNode("starts, ends, axes and steps differ in length");
+  std::vector<int64_t> off(rank, 0), size(shape.begin(), shape.end()), step(rank, 1);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t ax = normAxis(axes[i], rank), dim = shape[ax];
+    if (steps[i] <= 0)
+      failNode(steps[i] == 0 ? "step 0" : "negative steps are not supported");
+    auto clampIdx = [&](int64_t v) {
+      if (v < 0)
+        v += dim;
+      return std::clamp<int64_t>(v, 0, dim);
+    };
+    int64_t b = clampIdx(starts[i]), e = clampIdx(ends[i]);
+    off[ax] = std::min(b, std::max<int64_t>(dim - 1, 0));
+    size[ax] = e > b ? (e - b + steps[i] - 1) / steps[i] : 0;
+    step[ax] = steps[i];
+    if (size[ax] == 0)
+      off[ax] = 0;
+  }
+  setOutput(0, slice(x, off, size, step));
+}
+
+/// Split along an axis: sizes from the attribute (< 13) or a constant input,
+/// else num_outputs (18) or equal parts.
+void Importer::importSplit() {
+  allowOnlyAttrs({"axis", "split", "num_outputs"});
+  Value x = value(0);
+  auto shape = typeOf(x).getShape();
+  int64_t axis = normAxis(attrInt("axis", 0), shape.size());
+  std::vector<int64_t> parts;
+  if (auto a = attrInts("split")) {
+    parts = *a;
+  } else if (hasInput(1)) {
+    const ConstTensor *c = constInput(1);
+    if (!c || !c->isInt())
+      failNode("split sizes must be a constant (bind it with --bind)");
+    parts = c->i;
+  } else {
+    int64_t n = attrInt("num_outputs", node->output_size()), dim = shape[axis];
+    int64_t chunk = (dim + n - 1) / n;
+    for (int64_t i = 0; i < n; ++i)
+      parts.push_back(std::min(chunk, dim - i * chunk));
+  }
+  if ((int)parts.size() != node->output_size())
+    failNode("split sizes do not match the number of outputs");
+  int64_t offset = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    std::vector<int64_t> off(shape.size(), 0), size(shape.begin(), shape.end()), step(shape.size(), 1);
+    if (parts[i] < 0 || offset + parts[i] > shape[axis])
+      failNode("split sizes exceed the dim");
+    off[axis] = parts[i] ? offset : 0;
+    size[axis] = parts[i];
+    setOutput(i, slice(x, off, size, step));
+    offset += parts[i];
+  }
+  if (offset != shape[axis])
+    failNode("split sizes do not add up to the dim");
+}
+
 void Importer::importNode() {
   const std::string &op = node->op_type();
   if (!node->domain().empty() && node->domain() != "ai.onnx")
@@ -1017,6 +1119,10 @@ void Importer::importNode() {
     return importReshape();
   if (op == "Squeeze" || op == "Unsqueeze")
     return importSqueeze(op == "Unsqueeze");
+  if (op == "Slice")
+    return importSlice();
+  if (op == "Split")
+    return importSplit();
   if (op == "Transpose") {
     allowOnlyAttrs({"perm"});
     Value x = value(0);

@@ -58,3 +58,12 @@ func.func @reduce_axes(%a: tensor<2x3xf32>) -> tensor<2xf32> {
   %0 = dlc.reduce %a {kind = "sum", axes = array<i64: 1, 1>, keepdims = false} : tensor<2x3xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+func.func @slice_bounds(%a: tensor<4xf32>) -> tensor<3xf32> {
+  // expected-error @+2 {{slice of dim 0 is out of bounds}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.slice %a {offsets = array<i64: 2>, sizes = array<i64: 3>, steps = array<i64: 1>} : tensor<4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

@@ -204,3 +204,12 @@ func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
   %0 = dlc.expand %x {shape = array<i64: 2, 1, 4>} : tensor<3x1xf32> -> tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @strided_slice
+// CHECK: tensor.extract_slice %{{.*}}[0, 1] [4, 2] [1, 3] : tensor<4x8xf32> to tensor<4x2xf32>
+func.func @strided_slice(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
+  %0 = dlc.slice %x {offsets = array<i64: 0, 1>, sizes = array<i64: 4, 2>, steps = array<i64: 1, 3>} : tensor<4x8xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
