@@ -23,7 +23,7 @@ def main():
         if line.startswith("#"):
             continue
         f = line.rstrip("\n").split("\t")
-        for op in set(f[3].split(",")):
+        for op in set(f[3].replace(",", " ").split()):
             tests[op] += 1
             passed[op] += status.get(f[0]) == "pass"
     total = len(status)

@@ -93,8 +93,8 @@ def run_test(dlc, test_dir, work):
         return name, "unsupported", p.stderr.strip().splitlines()[-1][:300]
 
     cmd = [dlc, "run", lib, "--output-dir", os.path.join(work, "out")]
-    for name, f in feeds:
-        cmd += ["--input", f"{name}={f}"]
+    for input_name, f in feeds:
+        cmd += ["--input", f"{input_name}={f}"]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -155,8 +155,9 @@ def main():
         expected = [l.strip() for l in open(args.expect) if l.strip() and not l.startswith("#")]
         by_name = {n: (s, d) for n, s, d in results}
         for t in expected:
-            if t in by_name and by_name[t][0] != "pass":
-                problems.append(f"REGRESSION {t}: {by_name[t][0]} {by_name[t][1]}")
+            status, detail = by_name.get(t, ("missing", "no such test directory"))
+            if status != "pass":
+                problems.append(f"REGRESSION {t}: {status} {detail}")
     problems += [f"CRASH {n}: {d}" for n, s, d in results if s == "crash"]
     for p in problems:
         print(p)
