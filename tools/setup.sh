@@ -28,9 +28,10 @@ fi
 
 echo "== building dlc"
 if [ ! -f build/build.ninja ]; then
+  mkdir -p build
   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DLLVM_ENABLE_LLD=ON \
-    -DDLC_PYTHON="$PWD/.venv/bin/python" > build-configure.log || { cat build-configure.log; exit 1; }
+    -DDLC_PYTHON="$PWD/.venv/bin/python" > build/configure.log || { cat build/configure.log; exit 1; }
 fi
 ninja -C build
 echo "== building the models"

@@ -46,6 +46,19 @@ def crashed(proc):
     return proc.returncode not in (0, 1) or (proc.returncode == 1 and "dlc: error:" not in proc.stderr)
 
 
+def invoke(stage, cmd):
+    """Runs one dlc command; None on success, else (status, detail)."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "crash", f"{stage} timed out"
+    if crashed(p):
+        return "crash", f"{stage} exit {p.returncode}: {p.stderr.strip()[-300:]}"
+    if p.returncode != 0:
+        return "unsupported", p.stderr.strip().splitlines()[-1][:300]
+    return None
+
+
 def run_test(dlc, test_dir, work):
     name = os.path.basename(test_dir)
     os.makedirs(work, exist_ok=True)
@@ -83,26 +96,16 @@ def run_test(dlc, test_dir, work):
 
     lib = os.path.join(work, "model.so")
     compile_cmd = [dlc, "compile", model_path, "-o", lib] + [f"--bind={n}={f}" for n, f in binds] + shapes
-    try:
-        p = subprocess.run(compile_cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return name, "crash", "compile timed out"
-    if crashed(p):
-        return name, "crash", f"compile exit {p.returncode}: {p.stderr.strip()[-300:]}"
-    if p.returncode != 0:
-        return name, "unsupported", p.stderr.strip().splitlines()[-1][:300]
+    failure = invoke("compile", compile_cmd)
+    if failure:
+        return (name,) + failure
 
     cmd = [dlc, "run", lib, "--output-dir", os.path.join(work, "out")]
     for input_name, f in feeds:
         cmd += ["--input", f"{input_name}={f}"]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return name, "crash", "run timed out"
-    if crashed(p):
-        return name, "crash", f"run exit {p.returncode}: {p.stderr.strip()[-300:]}"
-    if p.returncode != 0:
-        return name, "unsupported", p.stderr.strip().splitlines()[-1][:300]
+    failure = invoke("run", cmd)
+    if failure:
+        return (name,) + failure
 
     for j, vi in enumerate(model.graph.output):
         ref = read_tensor(os.path.join(data, f"output_{j}.pb"))
