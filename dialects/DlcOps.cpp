@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace dlc;
@@ -24,6 +25,15 @@ LogicalResult ClipOp::verify() {
   if (getMin().convertToFloat() > getMax().convertToFloat())
     return emitOpError("min ") << getMin().convertToFloat() << " exceeds max "
                                << getMax().convertToFloat();
+  return success();
+}
+
+LogicalResult CompareOp::verify() {
+  StringRef p = getPredicate();
+  if (p != "eq" && p != "lt" && p != "le" && p != "gt" && p != "ge")
+    return emitOpError("unknown predicate '") << p << "'";
+  if (getElementTypeOrSelf(getLhs().getType()) != getElementTypeOrSelf(getRhs().getType()))
+    return emitOpError("operands have different element types");
   return success();
 }
 

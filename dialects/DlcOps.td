@@ -23,7 +23,13 @@ def Dlc_Dialect : Dialect {
 class Dlc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Dlc_Dialect, mnemonic, !listconcat(traits, [Pure])>;
 
-def Dlc_FloatTensor : RankedTensorOf<[F32]>;
+// Element types follow ONNX's: floats (f16, bf16, f32, f64), signless
+// integers for ONNX's signed ones, `ui8`..`ui64` for unsigned (lowering makes
+// them signless and picks unsigned arithmetic), and i1 for bool.
+def Dlc_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Dlc_NumericTensor : RankedTensorOf<[AnyFloat, AnyInteger]>;
+def Dlc_IntOrBoolTensor : RankedTensorOf<[AnyInteger]>;
+def Dlc_BoolTensor : RankedTensorOf<[I1]>;
 def Dlc_AnyTensor : RankedTensorOf<[AnyType]>;
 
 //===----------------------------------------------------------------------===//
@@ -46,16 +52,17 @@ def Dlc_ConstantOp : Dlc_Op<"constant", [ConstantLike, InferTypeOpAdaptor]> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Dlc_UnaryOp<string mnemonic> : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
-  let arguments = (ins Dlc_FloatTensor:$input);
-  let results = (outs Dlc_FloatTensor:$output);
+class Dlc_UnaryOp<string mnemonic, Type T = Dlc_FloatTensor>
+    : Dlc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let arguments = (ins T:$input);
+  let results = (outs T:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 def Dlc_ReluOp : Dlc_UnaryOp<"relu"> { let summary = "max(x, 0)"; }
 def Dlc_SigmoidOp : Dlc_UnaryOp<"sigmoid"> { let summary = "1 / (1 + exp(-x))"; }
 def Dlc_TanhOp : Dlc_UnaryOp<"tanh"> { let summary = "hyperbolic tangent"; }
-def Dlc_AbsOp : Dlc_UnaryOp<"abs"> { let summary = "|x|"; }
-def Dlc_NegOp : Dlc_UnaryOp<"neg"> { let summary = "-x"; }
+def Dlc_AbsOp : Dlc_UnaryOp<"abs", Dlc_NumericTensor> { let summary = "|x|"; }
+def Dlc_NegOp : Dlc_UnaryOp<"neg", Dlc_NumericTensor> { let summary = "-x"; }
 def Dlc_ExpOp : Dlc_UnaryOp<"exp"> { let summary = "e^x"; }
 def Dlc_LogOp : Dlc_UnaryOp<"log"> { let summary = "natural logarithm"; }
 def Dlc_SqrtOp : Dlc_UnaryOp<"sqrt"> { let summary = "square root"; }
@@ -63,7 +70,7 @@ def Dlc_ReciprocalOp : Dlc_UnaryOp<"reciprocal"> { let summary = "1 / x"; }
 def Dlc_FloorOp : Dlc_UnaryOp<"floor"> { let summary = "round down"; }
 def Dlc_CeilOp : Dlc_UnaryOp<"ceil"> { let summary = "round up"; }
 def Dlc_RoundOp : Dlc_UnaryOp<"round"> { let summary = "round half to even"; }
-def Dlc_SignOp : Dlc_UnaryOp<"sign"> { let summary = "-1, 0 or 1 (NaN stays NaN)"; }
+def Dlc_SignOp : Dlc_UnaryOp<"sign", Dlc_NumericTensor> { let summary = "-1, 0 or 1 (NaN stays NaN)"; }
 def Dlc_SinOp : Dlc_UnaryOp<"sin"> { let summary = "sine"; }
 def Dlc_CosOp : Dlc_UnaryOp<"cos"> { let summary = "cosine"; }
 def Dlc_TanOp : Dlc_UnaryOp<"tan"> { let summary = "tangent"; }
@@ -112,33 +119,87 @@ def Dlc_GeluOp : Dlc_ParamActivationOp<"gelu", (ins BoolAttr:$tanh_approximation
   let summary = "x * Phi(x), exact (erf) or with the tanh approximation";
 }
 
-def Dlc_IdentityOp : Dlc_UnaryOp<"identity"> {
+def Dlc_IdentityOp : Dlc_UnaryOp<"identity", Dlc_AnyTensor> {
   let summary = "identity (also inference-mode Dropout)";
   let hasFolder = 1;
 }
 
 def Dlc_ClipOp : Dlc_Op<"clip", [SameOperandsAndResultType]> {
   let summary = "min(max(x, min), max); bounds resolved to attributes at import";
-  let arguments = (ins Dlc_FloatTensor:$input, F32Attr:$min, F32Attr:$max);
-  let results = (outs Dlc_FloatTensor:$output);
+  let arguments = (ins Dlc_NumericTensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Dlc_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
 
-class Dlc_BinaryOp<string mnemonic> : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
-  let summary = "elementwise with numpy (multidirectional) broadcasting";
-  let arguments = (ins Dlc_FloatTensor:$lhs, Dlc_FloatTensor:$rhs);
-  let results = (outs Dlc_FloatTensor:$output);
+/// Elementwise with numpy (multidirectional) broadcasting; the result has
+/// the lhs element type (Pow's exponent may differ).
+class Dlc_BinaryOp<string mnemonic, Type T = Dlc_NumericTensor, Type R = T,
+                   dag extra = (ins)>
+    : Dlc_Op<mnemonic, [InferTypeOpAdaptor]> {
+  let arguments = !con((ins T:$lhs, T:$rhs), extra);
+  let results = (outs R:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
 }
 def Dlc_AddOp : Dlc_BinaryOp<"add">;
 def Dlc_SubOp : Dlc_BinaryOp<"sub">;
 def Dlc_MulOp : Dlc_BinaryOp<"mul">;
-def Dlc_DivOp : Dlc_BinaryOp<"div">;
+def Dlc_DivOp : Dlc_BinaryOp<"div"> { let summary = "x / y (integers truncate toward zero)"; }
 def Dlc_PowOp : Dlc_BinaryOp<"pow">;
 def Dlc_MaxOp : Dlc_BinaryOp<"max">;
 def Dlc_MinOp : Dlc_BinaryOp<"min">;
-def Dlc_PReluOp : Dlc_BinaryOp<"prelu">;
+def Dlc_PReluOp : Dlc_BinaryOp<"prelu", Dlc_FloatTensor>;
+def Dlc_ModOp : Dlc_BinaryOp<"mod", Dlc_NumericTensor, Dlc_NumericTensor,
+                             (ins BoolAttr:$fmod)> {
+  let summary = "remainder: the divisor's sign (fmod = false) or the dividend's (fmod = true)";
+}
+def Dlc_AndOp : Dlc_BinaryOp<"and", Dlc_IntOrBoolTensor> { let summary = "logical/bitwise and"; }
+def Dlc_OrOp : Dlc_BinaryOp<"or", Dlc_IntOrBoolTensor> { let summary = "logical/bitwise or"; }
+def Dlc_XorOp : Dlc_BinaryOp<"xor", Dlc_IntOrBoolTensor> { let summary = "logical/bitwise xor"; }
+def Dlc_BitShiftOp : Dlc_BinaryOp<"bit_shift", Dlc_IntOrBoolTensor, Dlc_IntOrBoolTensor,
+                                  (ins BoolAttr:$left)> {
+  let summary = "x << y (left) or x >> y; shifts past the width give 0";
+}
+def Dlc_CompareOp : Dlc_BinaryOp<"compare", Dlc_NumericTensor, Dlc_BoolTensor,
+                                 (ins StrAttr:$predicate)> {
+  let summary = "eq, lt, le, gt or ge, elementwise, as bool";
+  let hasVerifier = 1;
+}
+
+def Dlc_NotOp : Dlc_UnaryOp<"not", Dlc_IntOrBoolTensor> { let summary = "logical/bitwise not"; }
+
+def Dlc_IsNaNOp : Dlc_Op<"is_nan", [InferTypeOpAdaptor]> {
+  let summary = "x != x, as bool";
+  let arguments = (ins Dlc_FloatTensor:$input);
+  let results = (outs Dlc_BoolTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_IsInfOp : Dlc_Op<"is_inf", [InferTypeOpAdaptor]> {
+  let summary = "x is +inf (detect_positive) or -inf (detect_negative), as bool";
+  let arguments = (ins Dlc_FloatTensor:$input, BoolAttr:$detect_positive,
+                       BoolAttr:$detect_negative);
+  let results = (outs Dlc_BoolTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_CastOp : Dlc_Op<"cast", [InferTypeOpAdaptor]> {
+  let summary = "element type conversion (ONNX Cast without saturate modes)";
+  let description = [{
+    Floats to integers truncate toward zero; to bool, nonzero is true; from
+    unsigned integers, values are zero-extended.
+  }];
+  let arguments = (ins Dlc_NumericTensor:$input, TypeAttr:$to);
+  let results = (outs Dlc_NumericTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Dlc_WhereOp : Dlc_Op<"where", [InferTypeOpAdaptor]> {
+  let summary = "cond ? x : y, the three broadcast together";
+  let arguments = (ins Dlc_BoolTensor:$condition, Dlc_AnyTensor:$x, Dlc_AnyTensor:$y);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
 
 //===----------------------------------------------------------------------===//
 // Linear algebra and convolution
@@ -237,9 +298,9 @@ def Dlc_ReduceOp : Dlc_Op<"reduce", [InferTypeOpAdaptor]> {
     `axes` are non-negative, sorted and unique (empty: every dim); with
     `keepdims` the reduced dims stay as size 1.
   }];
-  let arguments = (ins Dlc_FloatTensor:$input, StrAttr:$kind,
+  let arguments = (ins Dlc_NumericTensor:$input, StrAttr:$kind,
                        DenseI64ArrayAttr:$axes, BoolAttr:$keepdims);
-  let results = (outs Dlc_FloatTensor:$output);
+  let results = (outs Dlc_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
@@ -268,8 +329,8 @@ def Dlc_ReshapeOp : Dlc_Op<"reshape", [InferTypeOpAdaptor]> {
 
 def Dlc_ExpandOp : Dlc_Op<"expand", [InferTypeOpAdaptor]> {
   let summary = "ONNX Expand: numpy broadcast of the input and `shape`";
-  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$shape);
-  let results = (outs Dlc_FloatTensor:$output);
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Dlc_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
@@ -279,9 +340,9 @@ def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
     ONNX Slice and Split after their starts/ends/axes/steps are resolved at
     import: `offsets`, `sizes` and `steps` cover every dim.
   }];
-  let arguments = (ins Dlc_FloatTensor:$input, DenseI64ArrayAttr:$offsets,
+  let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
                        DenseI64ArrayAttr:$sizes, DenseI64ArrayAttr:$steps);
-  let results = (outs Dlc_FloatTensor:$output);
+  let results = (outs Dlc_AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 

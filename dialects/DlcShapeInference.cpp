@@ -103,7 +103,53 @@ DLC_BINARY_INFER(PowOp)
 DLC_BINARY_INFER(MaxOp)
 DLC_BINARY_INFER(MinOp)
 DLC_BINARY_INFER(PReluOp)
+DLC_BINARY_INFER(ModOp)
+DLC_BINARY_INFER(AndOp)
+DLC_BINARY_INFER(OrOp)
+DLC_BINARY_INFER(XorOp)
+DLC_BINARY_INFER(BitShiftOp)
 #undef DLC_BINARY_INFER
+
+LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> l,
+                                          Adaptor a, SmallVectorImpl<Type> &t) {
+  if (failed(inferBinary(l, a, t)))
+    return failure();
+  t[0] = cast<RankedTensorType>(t[0]).clone(IntegerType::get(ctx, 1));
+  return success();
+}
+
+LogicalResult IsNaNOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                        Adaptor a, SmallVectorImpl<Type> &t) {
+  t.push_back(cast<RankedTensorType>(a.getInput().getType()).clone(IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult IsInfOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>,
+                                        Adaptor a, SmallVectorImpl<Type> &t) {
+  t.push_back(cast<RankedTensorType>(a.getInput().getType()).clone(IntegerType::get(ctx, 1)));
+  return success();
+}
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location>, Adaptor a,
+                                       SmallVectorImpl<Type> &t) {
+  t.push_back(cast<RankedTensorType>(a.getInput().getType()).clone(a.getTo()));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> l, Adaptor a,
+                                        SmallVectorImpl<Type> &t) {
+  auto c = cast<RankedTensorType>(a.getCondition().getType());
+  auto x = cast<RankedTensorType>(a.getX().getType());
+  auto y = cast<RankedTensorType>(a.getY().getType());
+  if (x.getElementType() != y.getElementType())
+    return fail(l, "where: x and y have different element types");
+  SmallVector<int64_t> xy, all;
+  if (failed(broadcastShapes(l, x.getShape(), y.getShape(), xy)) ||
+      failed(broadcastShapes(l, c.getShape(), xy, all)))
+    return failure();
+  t.push_back(tensorOf(all, x.getElementType()));
+  return success();
+}
 
 LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> loc,

@@ -233,6 +233,9 @@ def bad_models(out):
         [tensor("img", [1, 1, 4, 4])], [tensor("y", [1, 1, 4, 4])],
         [numpy_helper.from_array(np.ones((1, 1, 1, 1), np.float32), "w")])
     one("unsupported_dtype", [helper.make_node("Relu", ["xi"], ["y"], name="r")],
+        [helper.make_tensor_value_info("xi", TensorProto.COMPLEX64, [1, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.COMPLEX64, [1, 4])])
+    one("relu_on_ints", [helper.make_node("Relu", ["xi"], ["y"], name="r")],
         [helper.make_tensor_value_info("xi", TensorProto.INT32, [1, 4])],
         [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 4])])
     one("missing_initializer", [helper.make_node("Add", ["x", "bias"], ["y"], name="add_bias")],

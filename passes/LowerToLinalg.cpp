@@ -8,6 +8,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace dlc {
@@ -22,13 +25,49 @@ using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-Value floatConst(OpBuilder &b, Location loc, double v) {
-  return b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(v));
+/// dlc's unsigned element types (ui8...) become signless: arith and linalg
+/// take signless integers, and the ops pick unsigned arithmetic themselves.
+Type signlessElement(Type t) {
+  if (auto i = dyn_cast<IntegerType>(t); i && !i.isSignless())
+    return IntegerType::get(t.getContext(), i.getWidth());
+  return t;
+}
+RankedTensorType signlessType(Type t) {
+  auto rt = cast<RankedTensorType>(t);
+  return rt.clone(signlessElement(rt.getElementType()));
+}
+bool isUnsignedTensor(Value v) { return getElementTypeOrSelf(v.getType()).isUnsignedInteger(); }
+/// Unsigned ints and bool compare and widen as unsigned.
+bool isUnsignedLike(Value v) {
+  Type t = getElementTypeOrSelf(v.getType());
+  return t.isUnsignedInteger() || t.isInteger(1);
+}
+bool isFloatValue(Value v) { return isa<FloatType>(getElementTypeOrSelf(v.getType())); }
+/// 16-bit floats compute in f32 inside elementwise bodies.
+bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// A scalar of type `t` (float or signless integer). For integers, +-inf
+/// become the signed type's largest and smallest values.
+Value scalarConst(OpBuilder &b, Location loc, Type t, double v) {
+  if (auto ft = dyn_cast<FloatType>(t))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, v));
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt i = std::isinf(v) ? (v > 0 ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w))
+                          : APInt(w, (int64_t)v, /*isSigned=*/true);
+  if (w == 1)
+    i = APInt(1, v != 0);
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, i));
+}
+
+/// A float constant of `like`'s type (the element type inside bodies).
+Value floatConst(OpBuilder &b, Location loc, Value like, double v) {
+  return scalarConst(b, loc, like.getType(), v);
 }
 
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, double v) {
   Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-  return b.create<linalg::FillOp>(loc, floatConst(b, loc, v), empty).getResult(0);
+  return b.create<linalg::FillOp>(loc, scalarConst(b, loc, type.getElementType(), v), empty)
+      .getResult(0);
 }
 
 /// One linalg.generic, all loops parallel, with explicit input maps; the
@@ -121,7 +160,7 @@ Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
   return b.create<tensor::PadOp>(loc, padType, input,
                                  getAsIndexOpFoldResult(b.getContext(), low),
                                  getAsIndexOpFoldResult(b.getContext(), high),
-                                 floatConst(b, loc, value));
+                                 scalarConst(b, loc, type.getElementType(), value));
 }
 
 /// Accumulator for conv/gemm: the bias broadcast along `dim`, or zeros.
@@ -144,7 +183,15 @@ struct ConstantLowering : DlcPattern<dlc::ConstantOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::ConstantOp op, Adaptor,
                                 ConversionPatternRewriter &r) const override {
-    r.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(op.getValue()));
+    Attribute value = op.getValue();
+    auto type = signlessType(op.getType());
+    if (type != op.getType()) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(value))
+        value = dense.bitcast(type.getElementType());
+      else if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+        value = DenseResourceElementsAttr::get(type, res.getRawHandle());
+    }
+    r.replaceOpWithNewOp<arith::ConstantOp>(op, cast<TypedAttr>(value));
     return success();
   }
 };
@@ -164,10 +211,22 @@ struct ElementwiseLowering : DlcPattern<OpTy> {
   using DlcPattern<OpTy>::DlcPattern;
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     Value result = buildElementwise(
         r, op.getLoc(), outType, a.getOperands(),
-        [&](OpBuilder &b, Location loc, ValueRange x) { return body(op, b, loc, x); });
+        [&](OpBuilder &b, Location loc, ValueRange x) {
+          // f16/bf16: widen, compute in f32, round once at the end.
+          SmallVector<Value> wide;
+          for (Value v : x)
+            wide.push_back(isNarrowFloat(v.getType())
+                               ? b.create<arith::ExtFOp>(loc, b.getF32Type(), v).getResult()
+                               : v);
+          Value y = body(op, b, loc, wide);
+          Type want = outType.getElementType();
+          if (isNarrowFloat(want) && y.getType() != want)
+            y = b.create<arith::TruncFOp>(loc, want, y);
+          return y;
+        });
     r.replaceOp(op, result);
     return success();
   }
@@ -177,13 +236,13 @@ struct ElementwiseLowering : DlcPattern<OpTy> {
 template <>
 Value ElementwiseLowering<dlc::ReluOp>::body(dlc::ReluOp, OpBuilder &b,
                                              Location loc, ValueRange x) {
-  return b.create<arith::MaximumFOp>(loc, x[0], floatConst(b, loc, 0.0));
+  return b.create<arith::MaximumFOp>(loc, x[0], floatConst(b, loc, x[0], 0.0));
 }
 template <>
 Value ElementwiseLowering<dlc::SigmoidOp>::body(dlc::SigmoidOp, OpBuilder &b,
                                                 Location loc, ValueRange x) {
   Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x[0]));
-  Value one = floatConst(b, loc, 1.0);
+  Value one = floatConst(b, loc, x[0], 1.0);
   return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
 }
 template <>
@@ -194,29 +253,56 @@ Value ElementwiseLowering<dlc::TanhOp>::body(dlc::TanhOp, OpBuilder &b,
 template <>
 Value ElementwiseLowering<dlc::ClipOp>::body(dlc::ClipOp op, OpBuilder &b,
                                              Location loc, ValueRange x) {
+  if (!isFloatValue(x[0])) {
+    // Bounds outside the type's range clip nothing.
+    bool u = isUnsignedLike(op.getInput());
+    unsigned w = x[0].getType().getIntOrFloatBitWidth();
+    double lo = op.getMin().convertToFloat(), hi = op.getMax().convertToFloat();
+    double tmin = u ? 0.0 : -std::ldexp(1.0, w - 1), tmax = std::ldexp(1.0, u ? w : w - 1) - 1;
+    Value v = x[0];
+    auto intConst = [&](double d) {
+      return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(v.getType(), (int64_t)d));
+    };
+    if (lo > tmin)
+      v = u ? b.create<arith::MaxUIOp>(loc, v, intConst(lo)).getResult()
+            : b.create<arith::MaxSIOp>(loc, v, intConst(lo)).getResult();
+    if (hi < tmax)
+      v = u ? b.create<arith::MinUIOp>(loc, v, intConst(hi)).getResult()
+            : b.create<arith::MinSIOp>(loc, v, intConst(hi)).getResult();
+    return v;
+  }
   Value lo = b.create<arith::MaximumFOp>(
-      loc, x[0], floatConst(b, loc, op.getMin().convertToFloat()));
+      loc, x[0], floatConst(b, loc, x[0], op.getMin().convertToFloat()));
   return b.create<arith::MinimumFOp>(loc, lo,
-                                     floatConst(b, loc, op.getMax().convertToFloat()));
+                                     floatConst(b, loc, x[0], op.getMax().convertToFloat()));
 }
 template <>
 Value ElementwiseLowering<dlc::AddOp>::body(dlc::AddOp, OpBuilder &b,
                                             Location loc, ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return b.create<arith::AddIOp>(loc, x[0], x[1]);
   return b.create<arith::AddFOp>(loc, x[0], x[1]);
 }
 template <>
 Value ElementwiseLowering<dlc::SubOp>::body(dlc::SubOp, OpBuilder &b,
                                             Location loc, ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return b.create<arith::SubIOp>(loc, x[0], x[1]);
   return b.create<arith::SubFOp>(loc, x[0], x[1]);
 }
 template <>
 Value ElementwiseLowering<dlc::MulOp>::body(dlc::MulOp, OpBuilder &b,
                                             Location loc, ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return b.create<arith::MulIOp>(loc, x[0], x[1]);
   return b.create<arith::MulFOp>(loc, x[0], x[1]);
 }
 template <>
-Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp, OpBuilder &b,
+Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp op, OpBuilder &b,
                                             Location loc, ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return isUnsignedTensor(op.getLhs()) ? b.create<arith::DivUIOp>(loc, x[0], x[1]).getResult()
+                                         : b.create<arith::DivSIOp>(loc, x[0], x[1]).getResult();
   return b.create<arith::DivFOp>(loc, x[0], x[1]);
 }
 
@@ -226,8 +312,6 @@ Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp, OpBuilder &b,
                                            ValueRange x) {                     \
     return b.create<MATH>(loc, x[0]);                                          \
   }
-DLC_MATH_UNARY(AbsOp, math::AbsFOp)
-DLC_MATH_UNARY(NegOp, arith::NegFOp)
 DLC_MATH_UNARY(ExpOp, math::ExpOp)
 DLC_MATH_UNARY(LogOp, math::LogOp)
 DLC_MATH_UNARY(SqrtOp, math::SqrtOp)
@@ -256,28 +340,53 @@ Value select(OpBuilder &b, Location loc, arith::CmpFPredicate pred, Value lhs, V
 }
 Value softplus(OpBuilder &b, Location loc, Value x) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x.
-  Value m = b.create<arith::MaximumFOp>(loc, x, floatConst(b, loc, 0.0));
+  Value m = b.create<arith::MaximumFOp>(loc, x, floatConst(b, loc, x, 0.0));
   Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
   return b.create<arith::AddFOp>(loc, m, b.create<math::Log1pOp>(loc, e));
 }
 Value expm1Scaled(OpBuilder &b, Location loc, Value x, double alpha) {
   Value e = b.create<math::ExpOp>(loc, x);
-  return b.create<arith::MulFOp>(loc, floatConst(b, loc, alpha),
-                                 b.create<arith::SubFOp>(loc, e, floatConst(b, loc, 1.0)));
+  return b.create<arith::MulFOp>(loc, floatConst(b, loc, x, alpha),
+                                 b.create<arith::SubFOp>(loc, e, floatConst(b, loc, x, 1.0)));
 }
 } // namespace
 
 template <>
-Value ElementwiseLowering<dlc::ReciprocalOp>::body(dlc::ReciprocalOp, OpBuilder &b,
-                                                   Location loc, ValueRange x) {
-  return b.create<arith::DivFOp>(loc, floatConst(b, loc, 1.0), x[0]);
+Value ElementwiseLowering<dlc::AbsOp>::body(dlc::AbsOp op, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  if (isFloatValue(x[0]))
+    return b.create<math::AbsFOp>(loc, x[0]);
+  if (isUnsignedTensor(op.getInput()))
+    return x[0];
+  return b.create<math::AbsIOp>(loc, x[0]);
 }
 template <>
-Value ElementwiseLowering<dlc::SignOp>::body(dlc::SignOp, OpBuilder &b, Location loc,
+Value ElementwiseLowering<dlc::NegOp>::body(dlc::NegOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  if (isFloatValue(x[0]))
+    return b.create<arith::NegFOp>(loc, x[0]);
+  return b.create<arith::SubIOp>(loc, floatConst(b, loc, x[0], 0), x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::ReciprocalOp>::body(dlc::ReciprocalOp, OpBuilder &b,
+                                                   Location loc, ValueRange x) {
+  return b.create<arith::DivFOp>(loc, floatConst(b, loc, x[0], 1.0), x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::SignOp>::body(dlc::SignOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
-  Value zero = floatConst(b, loc, 0.0);
-  Value pos = select(b, loc, arith::CmpFPredicate::OGT, x[0], zero, floatConst(b, loc, 1.0), zero);
-  Value neg = select(b, loc, arith::CmpFPredicate::OLT, x[0], zero, floatConst(b, loc, -1.0), pos);
+  Value zero = floatConst(b, loc, x[0], 0.0);
+  if (!isFloatValue(x[0])) {
+    Value one = floatConst(b, loc, x[0], 1.0);
+    Value pos = b.create<arith::SelectOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x[0], zero), one, zero);
+    if (isUnsignedTensor(op.getInput()))
+      return pos;
+    Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[0], zero);
+    return b.create<arith::SelectOp>(loc, neg, floatConst(b, loc, x[0], -1.0), pos);
+  }
+  Value pos = select(b, loc, arith::CmpFPredicate::OGT, x[0], zero, floatConst(b, loc, x[0], 1.0), zero);
+  Value neg = select(b, loc, arith::CmpFPredicate::OLT, x[0], zero, floatConst(b, loc, x[0], -1.0), pos);
   // NaN stays NaN.
   return select(b, loc, arith::CmpFPredicate::UNO, x[0], x[0], x[0], neg);
 }
@@ -289,7 +398,7 @@ Value ElementwiseLowering<dlc::SoftplusOp>::body(dlc::SoftplusOp, OpBuilder &b,
 template <>
 Value ElementwiseLowering<dlc::SoftsignOp>::body(dlc::SoftsignOp, OpBuilder &b,
                                                  Location loc, ValueRange x) {
-  Value d = b.create<arith::AddFOp>(loc, floatConst(b, loc, 1.0), b.create<math::AbsFOp>(loc, x[0]));
+  Value d = b.create<arith::AddFOp>(loc, floatConst(b, loc, x[0], 1.0), b.create<math::AbsFOp>(loc, x[0]));
   return b.create<arith::DivFOp>(loc, x[0], d);
 }
 template <>
@@ -300,21 +409,21 @@ Value ElementwiseLowering<dlc::MishOp>::body(dlc::MishOp, OpBuilder &b, Location
 template <>
 Value ElementwiseLowering<dlc::LeakyReluOp>::body(dlc::LeakyReluOp op, OpBuilder &b,
                                                   Location loc, ValueRange x) {
-  Value scaled = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, op.getAlpha().convertToFloat()));
-  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, 0.0), x[0], scaled);
+  Value scaled = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], op.getAlpha().convertToFloat()));
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, x[0], 0.0), x[0], scaled);
 }
 template <>
 Value ElementwiseLowering<dlc::EluOp>::body(dlc::EluOp op, OpBuilder &b, Location loc,
                                             ValueRange x) {
   Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
-  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, 0.0), x[0], neg);
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, x[0], 0.0), x[0], neg);
 }
 template <>
 Value ElementwiseLowering<dlc::CeluOp>::body(dlc::CeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
   double alpha = op.getAlpha().convertToFloat();
-  Value zero = floatConst(b, loc, 0.0);
-  Value e = expm1Scaled(b, loc, b.create<arith::DivFOp>(loc, x[0], floatConst(b, loc, alpha)), alpha);
+  Value zero = floatConst(b, loc, x[0], 0.0);
+  Value e = expm1Scaled(b, loc, b.create<arith::DivFOp>(loc, x[0], floatConst(b, loc, x[0], alpha)), alpha);
   return b.create<arith::AddFOp>(loc, b.create<arith::MaximumFOp>(loc, x[0], zero),
                                  b.create<arith::MinimumFOp>(loc, e, zero));
 }
@@ -322,68 +431,215 @@ template <>
 Value ElementwiseLowering<dlc::SeluOp>::body(dlc::SeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
   Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
-  Value v = select(b, loc, arith::CmpFPredicate::OGT, x[0], floatConst(b, loc, 0.0), x[0], neg);
-  return b.create<arith::MulFOp>(loc, v, floatConst(b, loc, op.getGamma().convertToFloat()));
+  Value v = select(b, loc, arith::CmpFPredicate::OGT, x[0], floatConst(b, loc, x[0], 0.0), x[0], neg);
+  return b.create<arith::MulFOp>(loc, v, floatConst(b, loc, x[0], op.getGamma().convertToFloat()));
 }
 template <>
 Value ElementwiseLowering<dlc::HardSigmoidOp>::body(dlc::HardSigmoidOp op, OpBuilder &b,
                                                     Location loc, ValueRange x) {
-  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, op.getAlpha().convertToFloat()),
-                                  floatConst(b, loc, op.getBeta().convertToFloat()));
-  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, 0.0));
-  return b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, 1.0));
+  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, x[0], op.getAlpha().convertToFloat()),
+                                  floatConst(b, loc, x[0], op.getBeta().convertToFloat()));
+  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, x[0], 0.0));
+  return b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, x[0], 1.0));
 }
 template <>
 Value ElementwiseLowering<dlc::HardSwishOp>::body(dlc::HardSwishOp, OpBuilder &b,
                                                   Location loc, ValueRange x) {
-  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, 1.0 / 6.0), floatConst(b, loc, 0.5));
-  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, 0.0));
-  v = b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, 1.0));
+  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, x[0], 1.0 / 6.0), floatConst(b, loc, x[0], 0.5));
+  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, x[0], 0.0));
+  v = b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, x[0], 1.0));
   return b.create<arith::MulFOp>(loc, x[0], v);
 }
 template <>
 Value ElementwiseLowering<dlc::ThresholdedReluOp>::body(dlc::ThresholdedReluOp op, OpBuilder &b,
                                                         Location loc, ValueRange x) {
   return select(b, loc, arith::CmpFPredicate::OGT, x[0],
-                floatConst(b, loc, op.getAlpha().convertToFloat()), x[0], floatConst(b, loc, 0.0));
+                floatConst(b, loc, x[0], op.getAlpha().convertToFloat()), x[0], floatConst(b, loc, x[0], 0.0));
 }
 template <>
 Value ElementwiseLowering<dlc::GeluOp>::body(dlc::GeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
-  Value half = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, 0.5));
+  Value half = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], 0.5));
   Value inner;
   if (op.getTanhApproximation()) {
     // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
     Value x3 = b.create<arith::MulFOp>(loc, x[0], b.create<arith::MulFOp>(loc, x[0], x[0]));
-    Value poly = b.create<math::FmaOp>(loc, x3, floatConst(b, loc, 0.044715), x[0]);
+    Value poly = b.create<math::FmaOp>(loc, x3, floatConst(b, loc, x[0], 0.044715), x[0]);
     inner = b.create<math::TanhOp>(
-        loc, b.create<arith::MulFOp>(loc, poly, floatConst(b, loc, 0.7978845608028654)));
+        loc, b.create<arith::MulFOp>(loc, poly, floatConst(b, loc, x[0], 0.7978845608028654)));
   } else {
     inner = b.create<math::ErfOp>(
-        loc, b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, 0.7071067811865476)));
+        loc, b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], 0.7071067811865476)));
   }
-  return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, inner, floatConst(b, loc, 1.0)));
+  return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, inner, floatConst(b, loc, x[0], 1.0)));
 }
 template <>
-Value ElementwiseLowering<dlc::PowOp>::body(dlc::PowOp, OpBuilder &b, Location loc,
+Value ElementwiseLowering<dlc::PowOp>::body(dlc::PowOp op, OpBuilder &b, Location loc,
                                             ValueRange x) {
-  return b.create<math::PowFOp>(loc, x[0], x[1]);
+  // Mixed and integer forms go through f64 (exact for the int32 range).
+  if (isFloatValue(x[0]) && x[0].getType() == x[1].getType())
+    return b.create<math::PowFOp>(loc, x[0], x[1]);
+  Type f64 = b.getF64Type();
+  auto toF64 = [&](Value v, Value orig) -> Value {
+    if (isFloatValue(v))
+      return v.getType() == f64 ? v : b.create<arith::ExtFOp>(loc, f64, v).getResult();
+    return isUnsignedTensor(orig) ? b.create<arith::UIToFPOp>(loc, f64, v).getResult()
+                                  : b.create<arith::SIToFPOp>(loc, f64, v).getResult();
+  };
+  Value p = b.create<math::PowFOp>(loc, toF64(x[0], op.getLhs()), toF64(x[1], op.getRhs()));
+  if (isFloatValue(x[0]))
+    return b.create<arith::TruncFOp>(loc, x[0].getType(), p);
+  return b.create<arith::FPToSIOp>(loc, x[0].getType(), p);
 }
 template <>
-Value ElementwiseLowering<dlc::MaxOp>::body(dlc::MaxOp, OpBuilder &b, Location loc,
+Value ElementwiseLowering<dlc::MaxOp>::body(dlc::MaxOp op, OpBuilder &b, Location loc,
                                             ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return isUnsignedTensor(op.getLhs()) ? b.create<arith::MaxUIOp>(loc, x[0], x[1]).getResult()
+                                         : b.create<arith::MaxSIOp>(loc, x[0], x[1]).getResult();
   return b.create<arith::MaximumFOp>(loc, x[0], x[1]); // NaN-propagating, as ONNX
 }
 template <>
-Value ElementwiseLowering<dlc::MinOp>::body(dlc::MinOp, OpBuilder &b, Location loc,
+Value ElementwiseLowering<dlc::MinOp>::body(dlc::MinOp op, OpBuilder &b, Location loc,
                                             ValueRange x) {
+  if (!isFloatValue(x[0]))
+    return isUnsignedTensor(op.getLhs()) ? b.create<arith::MinUIOp>(loc, x[0], x[1]).getResult()
+                                         : b.create<arith::MinSIOp>(loc, x[0], x[1]).getResult();
   return b.create<arith::MinimumFOp>(loc, x[0], x[1]);
 }
 template <>
 Value ElementwiseLowering<dlc::PReluOp>::body(dlc::PReluOp, OpBuilder &b, Location loc,
                                               ValueRange x) {
   Value scaled = b.create<arith::MulFOp>(loc, x[0], x[1]);
-  return select(b, loc, arith::CmpFPredicate::OLT, x[0], floatConst(b, loc, 0.0), scaled, x[0]);
+  return select(b, loc, arith::CmpFPredicate::OLT, x[0], floatConst(b, loc, x[0], 0.0), scaled, x[0]);
+}
+
+/// ONNX Cast of one scalar: `v` (of `from`'s signedness) to `to`.
+Value convertScalar(OpBuilder &b, Location loc, Value v, bool fromUnsigned, Type to,
+                    bool toUnsigned) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  auto fromF = dyn_cast<FloatType>(from), toF = dyn_cast<FloatType>(to);
+  if (fromF && toF)
+    return toF.getWidth() > fromF.getWidth() ? b.create<arith::ExtFOp>(loc, to, v).getResult()
+                                             : b.create<arith::TruncFOp>(loc, to, v).getResult();
+  if (to.isInteger(1)) {
+    Value zero = scalarConst(b, loc, from, 0);
+    return fromF ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, v, zero).getResult()
+                 : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, v, zero).getResult();
+  }
+  if (fromF)
+    return toUnsigned ? b.create<arith::FPToUIOp>(loc, to, v).getResult()
+                      : b.create<arith::FPToSIOp>(loc, to, v).getResult();
+  if (toF)
+    return fromUnsigned ? b.create<arith::UIToFPOp>(loc, to, v).getResult()
+                        : b.create<arith::SIToFPOp>(loc, to, v).getResult();
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (tw < fw)
+    return b.create<arith::TruncIOp>(loc, to, v);
+  return fromUnsigned ? b.create<arith::ExtUIOp>(loc, to, v).getResult()
+                      : b.create<arith::ExtSIOp>(loc, to, v).getResult();
+}
+
+template <>
+Value ElementwiseLowering<dlc::CastOp>::body(dlc::CastOp op, OpBuilder &b, Location loc,
+                                             ValueRange x) {
+  Type to = signlessElement(op.getTo());
+  return convertScalar(b, loc, x[0], isUnsignedLike(op.getInput()), to,
+                       op.getTo().isUnsignedInteger());
+}
+template <>
+Value ElementwiseLowering<dlc::CompareOp>::body(dlc::CompareOp op, OpBuilder &b,
+                                                Location loc, ValueRange x) {
+  StringRef p = op.getPredicate();
+  if (isFloatValue(x[0])) {
+    auto pred = p == "eq"   ? arith::CmpFPredicate::OEQ
+                : p == "lt" ? arith::CmpFPredicate::OLT
+                : p == "le" ? arith::CmpFPredicate::OLE
+                : p == "gt" ? arith::CmpFPredicate::OGT
+                            : arith::CmpFPredicate::OGE;
+    return b.create<arith::CmpFOp>(loc, pred, x[0], x[1]);
+  }
+  bool u = isUnsignedLike(op.getLhs());
+  auto pred = p == "eq"   ? arith::CmpIPredicate::eq
+              : p == "lt" ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+              : p == "le" ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+              : p == "gt" ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                          : (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge);
+  return b.create<arith::CmpIOp>(loc, pred, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::AndOp>::body(dlc::AndOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<arith::AndIOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::OrOp>::body(dlc::OrOp, OpBuilder &b, Location loc,
+                                           ValueRange x) {
+  return b.create<arith::OrIOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::XorOp>::body(dlc::XorOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<arith::XOrIOp>(loc, x[0], x[1]);
+}
+template <>
+Value ElementwiseLowering<dlc::NotOp>::body(dlc::NotOp, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  return b.create<arith::XOrIOp>(loc, x[0], floatConst(b, loc, x[0], -1)); // all ones
+}
+template <>
+Value ElementwiseLowering<dlc::WhereOp>::body(dlc::WhereOp, OpBuilder &b, Location loc,
+                                              ValueRange x) {
+  return b.create<arith::SelectOp>(loc, x[0], x[1], x[2]);
+}
+template <>
+Value ElementwiseLowering<dlc::IsNaNOp>::body(dlc::IsNaNOp, OpBuilder &b, Location loc,
+                                              ValueRange x) {
+  return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x[0], x[0]);
+}
+template <>
+Value ElementwiseLowering<dlc::IsInfOp>::body(dlc::IsInfOp op, OpBuilder &b, Location loc,
+                                              ValueRange x) {
+  double inf = std::numeric_limits<double>::infinity();
+  Value result = scalarConst(b, loc, b.getI1Type(), 0);
+  if (op.getDetectPositive())
+    result = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], floatConst(b, loc, x[0], inf));
+  if (op.getDetectNegative())
+    result = b.create<arith::OrIOp>(
+        loc, result,
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], floatConst(b, loc, x[0], -inf)));
+  return result;
+}
+template <>
+Value ElementwiseLowering<dlc::ModOp>::body(dlc::ModOp op, OpBuilder &b, Location loc,
+                                            ValueRange x) {
+  if (isFloatValue(x[0]))
+    return b.create<arith::RemFOp>(loc, x[0], x[1]); // C fmod: the dividend's sign
+  if (isUnsignedLike(op.getLhs()))
+    return b.create<arith::RemUIOp>(loc, x[0], x[1]);
+  Value r = b.create<arith::RemSIOp>(loc, x[0], x[1]);
+  if (op.getFmod())
+    return r;
+  // Python's %: a nonzero remainder takes the divisor's sign.
+  Value zero = floatConst(b, loc, x[0], 0);
+  Value rNeg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, zero);
+  Value dNeg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[1], zero);
+  Value fix = b.create<arith::AndIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, r, zero),
+      b.create<arith::XOrIOp>(loc, rNeg, dNeg));
+  return b.create<arith::SelectOp>(loc, fix, b.create<arith::AddIOp>(loc, r, x[1]), r);
+}
+template <>
+Value ElementwiseLowering<dlc::BitShiftOp>::body(dlc::BitShiftOp op, OpBuilder &b,
+                                                 Location loc, ValueRange x) {
+  Value shifted = op.getLeft() ? b.create<arith::ShLIOp>(loc, x[0], x[1]).getResult()
+                               : b.create<arith::ShRUIOp>(loc, x[0], x[1]).getResult();
+  // LLVM leaves shifts by the width or more undefined; ONNX gives 0.
+  Value width = floatConst(b, loc, x[1], x[1].getType().getIntOrFloatBitWidth());
+  Value tooFar = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, x[1], width);
+  return b.create<arith::SelectOp>(loc, tooFar, floatConst(b, loc, x[0], 0), shifted);
 }
 
 struct ConvLowering : DlcPattern<dlc::ConvOp> {
@@ -391,7 +647,7 @@ struct ConvLowering : DlcPattern<dlc::ConvOp> {
   LogicalResult matchAndRewrite(dlc::ConvOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     auto inType = tensorType(a.getInput());
     auto wType = tensorType(a.getWeight());
     ArrayRef<int64_t> p = op.getPads();
@@ -460,7 +716,7 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
   LogicalResult matchAndRewrite(dlc::GemmOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     auto transpose2d = [&](Value v) -> Value {
       auto t = tensorType(v);
       Value init = r.create<tensor::EmptyOp>(
@@ -478,7 +734,7 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
                               [&](OpBuilder &b, Location l, ValueRange x) -> Value {
                                 if (beta == 1.0f)
                                   return x[0];
-                                return b.create<arith::MulFOp>(l, x[0], floatConst(b, l, beta));
+                                return b.create<arith::MulFOp>(l, x[0], floatConst(b, l, x[0], beta));
                               });
     else
       init = filled(r, loc, outType, 0.0);
@@ -513,10 +769,10 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
         ins.push_back(c);
       result = buildElementwise(r, loc, outType, ins,
                                 [&](OpBuilder &b, Location l, ValueRange x) -> Value {
-                                  Value s = b.create<arith::MulFOp>(l, x[0], floatConst(b, l, alpha));
+                                  Value s = b.create<arith::MulFOp>(l, x[0], floatConst(b, l, x[0], alpha));
                                   if (x.size() == 1)
                                     return s;
-                                  Value cb = b.create<arith::MulFOp>(l, x[1], floatConst(b, l, beta));
+                                  Value cb = b.create<arith::MulFOp>(l, x[1], floatConst(b, l, x[0], beta));
                                   return b.create<arith::AddFOp>(l, s, cb);
                                 });
     }
@@ -540,7 +796,7 @@ struct MatMulLowering : DlcPattern<dlc::MatMulOp> {
   LogicalResult matchAndRewrite(dlc::MatMulOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     Type elem = outType.getElementType();
     SmallVector<int64_t> ls(tensorType(a.getLhs()).getShape()),
         rs(tensorType(a.getRhs()).getShape());
@@ -601,7 +857,7 @@ struct PoolLowering : DlcPattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     auto inType = tensorType(a.getInput());
     ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
                       p = op.getPads(), d = op.getDilations();
@@ -797,6 +1053,12 @@ struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
                   : kind == "min"  ? std::numeric_limits<double>::infinity()
                   : kind == "prod" ? 1.0
                                    : 0.0;
+    bool isFloat = isFloatValue(a.getInput()), u = isUnsignedLike(op.getInput());
+    if (!isFloat && kind != "max" && kind != "min" && kind != "sum" && kind != "prod" &&
+        kind != "sum_square" && kind != "l1")
+      return r.notifyMatchFailure(op, "this reduction needs a float input");
+    if (u && (kind == "max" || kind == "min"))
+      init = kind == "max" ? 0.0 : -1.0; // -1: all ones, the largest unsigned value
     auto redType = RankedTensorType::get(shape, type.getElementType());
     SmallVector<AffineMap> maps{r.getMultiDimIdentityMap(rank),
                                 AffineMap::get(rank, 0, outExprs, r.getContext())};
@@ -805,6 +1067,24 @@ struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
              loc, redType, a.getInput(), filled(r, loc, redType, init), maps, iters,
              [&](OpBuilder &b, Location l, ValueRange v) {
                Value x = v[0], acc = v[1], res;
+               if (!isFloat) {
+                 if (kind == "l1" && !u)
+                   x = b.create<math::AbsIOp>(l, x);
+                 else if (kind == "sum_square")
+                   x = b.create<arith::MulIOp>(l, x, x);
+                 if (kind == "max")
+                   res = u ? b.create<arith::MaxUIOp>(l, acc, x).getResult()
+                           : b.create<arith::MaxSIOp>(l, acc, x).getResult();
+                 else if (kind == "min")
+                   res = u ? b.create<arith::MinUIOp>(l, acc, x).getResult()
+                           : b.create<arith::MinSIOp>(l, acc, x).getResult();
+                 else if (kind == "prod")
+                   res = b.create<arith::MulIOp>(l, acc, x);
+                 else
+                   res = b.create<arith::AddIOp>(l, acc, x);
+                 b.create<linalg::YieldOp>(l, res);
+                 return;
+               }
                if (kind == "l1")
                  x = b.create<math::AbsFOp>(l, x);
                else if (kind == "l2" || kind == "sum_square")
@@ -826,12 +1106,12 @@ struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
       reduced = buildElementwise(r, loc, redType, reduced,
                                  [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                    if (kind == "mean")
-                                     return b.create<arith::MulFOp>(l, v[0], floatConst(b, l, 1.0 / count));
+                                     return b.create<arith::MulFOp>(l, v[0], floatConst(b, l, v[0], 1.0 / count));
                                    if (kind == "l2")
                                      return b.create<math::SqrtOp>(l, v[0]);
                                    return b.create<math::LogOp>(l, v[0]);
                                  });
-    r.replaceOp(op, reshapeStatic(r, loc, reduced, cast<RankedTensorType>(op.getType()).getShape()));
+    r.replaceOp(op, reshapeStatic(r, loc, reduced, signlessType(op.getType()).getShape()));
     return success();
   }
 };
@@ -853,9 +1133,9 @@ struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
     Value mean = buildElementwise(r, loc, tensorType(sum), sum,
                                   [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                     return b.create<arith::MulFOp>(
-                                        l, v[0], floatConst(b, l, 1.0 / hw));
+                                        l, v[0], floatConst(b, l, v[0], 1.0 / hw));
                                   });
-    r.replaceOp(op, reshapeStatic(r, loc, mean, cast<RankedTensorType>(op.getType()).getShape()));
+    r.replaceOp(op, reshapeStatic(r, loc, mean, signlessType(op.getType()).getShape()));
     return success();
   }
 };
@@ -892,7 +1172,7 @@ struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
     }
     Value sc = buildElementwise(r, loc, paramType, ValueRange{a.getScale(), a.getVariance()},
                                 [&](OpBuilder &b, Location l, ValueRange v) -> Value {
-                                  Value ve = b.create<arith::AddFOp>(l, v[1], floatConst(b, l, eps));
+                                  Value ve = b.create<arith::AddFOp>(l, v[1], floatConst(b, l, v[1], eps));
                                   return b.create<arith::DivFOp>(l, v[0], b.create<math::SqrtOp>(l, ve));
                                 });
     Value sh = buildElementwise(r, loc, paramType, ValueRange{a.getBias(), a.getMean(), sc},
@@ -917,7 +1197,7 @@ struct ReshapeLikeLowering : DlcPattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     r.replaceOp(op, reshapeStatic(r, op.getLoc(), a.getInput(),
-                                  cast<RankedTensorType>(op.getType()).getShape()));
+                                  signlessType(op.getType()).getShape()));
     return success();
   }
 };
@@ -927,7 +1207,7 @@ struct ExpandLowering : DlcPattern<dlc::ExpandOp> {
   LogicalResult matchAndRewrite(dlc::ExpandOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     r.replaceOp(op, broadcastTo(r, op.getLoc(), a.getInput(),
-                                cast<RankedTensorType>(op.getType()).getShape()));
+                                signlessType(op.getType()).getShape()));
     return success();
   }
 };
@@ -936,7 +1216,7 @@ struct SliceLowering : DlcPattern<dlc::SliceOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::SliceOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     Value slice = r.create<tensor::ExtractSliceOp>(
         op.getLoc(), outType, a.getInput(), ValueRange{}, ValueRange{}, ValueRange{},
         op.getOffsets(), op.getSizes(), op.getSteps());
@@ -949,7 +1229,7 @@ struct TransposeLowering : DlcPattern<dlc::TransposeOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::TransposeOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     Value init = r.create<tensor::EmptyOp>(op.getLoc(), outType.getShape(),
                                            outType.getElementType());
     r.replaceOp(op, r.create<linalg::TransposeOp>(op.getLoc(), a.getInput(), init,
@@ -964,7 +1244,7 @@ struct ConcatLowering : DlcPattern<dlc::ConcatOp> {
   LogicalResult matchAndRewrite(dlc::ConcatOp op, Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    auto outType = cast<RankedTensorType>(op.getType());
+    auto outType = signlessType(op.getType());
     int64_t axis = op.getAxis(), rank = outType.getRank();
     Value acc = r.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
     int64_t offset = 0;
@@ -989,7 +1269,20 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
     target.addIllegalDialect<dlc::DlcDialect>();
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect>();
+    // Unsigned element types become signless, also in the signature.
+    TypeConverter converter;
+    converter.addConversion([](Type t) -> Type {
+      if (isa<RankedTensorType>(t))
+        return signlessType(t);
+      return signlessElement(t);
+    });
+    target.addDynamicallyLegalOp<func::FuncOp>(
+        [&](func::FuncOp f) { return converter.isSignatureLegal(f.getFunctionType()); });
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp op) { return converter.isLegal(op.getOperandTypes()); });
     RewritePatternSet patterns(ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
     patterns.add<ConstantLowering, IdentityLowering, ElementwiseLowering<dlc::ReluOp>,
                  ElementwiseLowering<dlc::SigmoidOp>, ElementwiseLowering<dlc::TanhOp>,
                  ElementwiseLowering<dlc::ClipOp>, ElementwiseLowering<dlc::AddOp>,
@@ -1008,7 +1301,11 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  DLC_ELEMENTWISE(CeluOp) DLC_ELEMENTWISE(SeluOp) DLC_ELEMENTWISE(HardSigmoidOp)
                  DLC_ELEMENTWISE(HardSwishOp) DLC_ELEMENTWISE(ThresholdedReluOp)
                  DLC_ELEMENTWISE(GeluOp) DLC_ELEMENTWISE(PowOp) DLC_ELEMENTWISE(MaxOp)
-                 DLC_ELEMENTWISE(MinOp) DLC_ELEMENTWISE(PReluOp)
+                 DLC_ELEMENTWISE(MinOp) DLC_ELEMENTWISE(PReluOp) DLC_ELEMENTWISE(CastOp)
+                 DLC_ELEMENTWISE(CompareOp) DLC_ELEMENTWISE(AndOp) DLC_ELEMENTWISE(OrOp)
+                 DLC_ELEMENTWISE(XorOp) DLC_ELEMENTWISE(NotOp) DLC_ELEMENTWISE(WhereOp)
+                 DLC_ELEMENTWISE(IsNaNOp) DLC_ELEMENTWISE(IsInfOp) DLC_ELEMENTWISE(ModOp)
+                 DLC_ELEMENTWISE(BitShiftOp)
 #undef DLC_ELEMENTWISE
                  ConvLowering, GemmLowering,
                  MatMulLowering, PoolLowering<dlc::MaxPoolOp>,
@@ -1016,7 +1313,7 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  SoftmaxLowering<dlc::LogSoftmaxOp>, ReduceLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
-                 TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering>(ctx);
+                 TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering>(converter, ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
   }

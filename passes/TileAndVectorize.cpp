@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -263,7 +264,13 @@ struct TileAndVectorizePass
     linalg::LinalgOp t = tile(rewriter, row, sizes, &loops);
     if (!t)
       return;
-    t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
+    // Bool tensors stay scalar: LLVM packs vectors of i1 into bits in
+    // memory, while a memref of i1 holds one byte per element.
+    bool touchesBool = llvm::any_of(t->getOperandTypes(), [](Type type) {
+      return getElementTypeOrSelf(type).isInteger(1);
+    });
+    if (!touchesBool)
+      t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
     peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
   }
 };

@@ -217,11 +217,31 @@ DLC_API int dlc_set_threads(dlc_model *m, int threads) {
   return DLC_OK;
 }
 
+static const char *dtype_name(int32_t t) {
+  switch (t) {
+  case DLC_FLOAT32: return "float32";
+  case DLC_UINT8: return "uint8";
+  case DLC_INT8: return "int8";
+  case DLC_UINT16: return "uint16";
+  case DLC_INT16: return "int16";
+  case DLC_INT32: return "int32";
+  case DLC_INT64: return "int64";
+  case DLC_BOOL: return "bool";
+  case DLC_FLOAT16: return "float16";
+  case DLC_FLOAT64: return "float64";
+  case DLC_UINT32: return "uint32";
+  case DLC_UINT64: return "uint64";
+  case DLC_BFLOAT16: return "bfloat16";
+  default: return "unknown";
+  }
+}
+
 static int check_tensor(dlc_model *m, const char *kind, const dlc_tensor_desc *d,
                         const dlc_tensor *t) {
   if (t->dtype != d->dtype)
-    return set_error(m->error, DLC_ERROR_DTYPE, "%s '%s': dtype %d, expected %d (float32)",
-                     kind, d->name, t->dtype, d->dtype);
+    return set_error(m->error, DLC_ERROR_DTYPE, "%s '%s': dtype %s (%d), expected %s (%d)",
+                     kind, d->name, dtype_name(t->dtype), t->dtype, dtype_name(d->dtype),
+                     d->dtype);
   if (t->rank != d->rank)
     return set_error(m->error, DLC_ERROR_SHAPE, "%s '%s': rank %d, expected %d", kind,
                      d->name, t->rank, d->rank);

@@ -13,10 +13,10 @@
 namespace dlc {
 /// A graph input frozen to a constant (`dlc compile --bind`).
 struct BoundInput {
+  int32_t dtype = 1;          ///< a dlc::DType code
   std::vector<int64_t> shape;
-  bool isInt = false;
-  std::vector<float> floats;
-  std::vector<int64_t> ints;
+  std::vector<double> floats; ///< float dtypes
+  std::vector<int64_t> ints;  ///< integer and bool dtypes
 };
 
 struct ImportOptions {
@@ -31,7 +31,7 @@ struct ImportOptions {
 /// One graph input or output as the compiled library sees it.
 struct TensorSignature {
   std::string name;
-  std::string dtype; ///< "float32"
+  int32_t dtype = 1; ///< a dlc::DType code
   std::vector<int64_t> shape;
 };
 

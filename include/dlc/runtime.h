@@ -26,7 +26,22 @@ typedef enum dlc_status {
   DLC_ERROR_OUT_OF_MEMORY = 5     /* dlc_create could not allocate the arena */
 } dlc_status;
 
-typedef enum dlc_dtype { DLC_FLOAT32 = 1 } dlc_dtype;
+/* Element types, numbered as ONNX's TensorProto. bool is one byte (0 or 1). */
+typedef enum dlc_dtype {
+  DLC_FLOAT32 = 1,
+  DLC_UINT8 = 2,
+  DLC_INT8 = 3,
+  DLC_UINT16 = 4,
+  DLC_INT16 = 5,
+  DLC_INT32 = 6,
+  DLC_INT64 = 7,
+  DLC_BOOL = 9,
+  DLC_FLOAT16 = 10,
+  DLC_FLOAT64 = 11,
+  DLC_UINT32 = 12,
+  DLC_UINT64 = 13,
+  DLC_BFLOAT16 = 16
+} dlc_dtype;
 
 /* A tensor passed to or from dlc_run: dense, row-major, caller-owned. */
 typedef struct dlc_tensor {

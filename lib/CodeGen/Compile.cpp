@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dlc/Compile.h"
+#include "dlc/DType.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -97,10 +98,10 @@ std::string metadataSource(const dlc::ImportedModel &model, int64_t arenaBytes,
     }
     src += "static const dlc_tensor_desc " + std::string(kind) + "s[] = {\n";
     for (size_t i = 0; i < ts.size(); ++i) {
-      int64_t bytes = 4;
+      int64_t bytes = dlc::dtypeBytes(ts[i].dtype);
       for (int64_t d : ts[i].shape)
         bytes *= d;
-      src += "  {" + cString(ts[i].name) + ", 1, " + std::to_string(ts[i].shape.size()) + ", " +
+      src += "  {" + cString(ts[i].name) + ", " + std::to_string(ts[i].dtype) + ", " + std::to_string(ts[i].shape.size()) + ", " +
              kind + "_shape" + std::to_string(i) + ", " + std::to_string(bytes) + "},\n";
     }
     src += "  {0, 0, 0, 0, 0}};\n";
@@ -166,7 +167,9 @@ std::string externalizeWeights(ModuleOp module, const std::string &dir, std::str
     if (auto r = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
       if (AsmResourceBlob *blob = r.getRawHandle().getBlob())
         data = blob->getData();
-    } else if (auto d = dyn_cast_or_null<DenseElementsAttr>(value); d && !d.isSplat()) {
+    } else if (auto d = dyn_cast_or_null<DenseElementsAttr>(value);
+               d && !d.isSplat() && !d.getElementType().isInteger(1)) {
+      // (i1 data is bit-packed in the attribute; LLVM lays it out as bytes.)
       data = d.getRawData();
     }
     if (data.size() < 1024)
@@ -339,7 +342,7 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::st
   auto tensors = [](const std::vector<TensorSignature> &ts) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto &t : ts)
-      a.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+      a.push_back({{"name", t.name}, {"dtype", dlc::dtypeName(t.dtype)}, {"shape", t.shape}});
     return a;
   };
   sig["inputs"] = tensors(model.inputs);

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dlc/Import.h"
+#include "dlc/DType.h"
 #include "dialects/DlcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +17,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 
 #include "onnx/checker.h"
@@ -44,18 +46,20 @@ constexpr int64_t kCheckerMaxOpset = 17, kCheckerMaxIr = 8;
 
 /// A constant known at import time: weights, Constant nodes, folded shapes.
 struct ConstTensor {
-  int32_t dtype = onnx::TensorProto::FLOAT; ///< FLOAT or INT64 (ints widened)
+  int32_t dtype = dlc::kFloat32; ///< a dlc::DType code
   std::vector<int64_t> shape;
-  std::vector<float> f;   ///< FLOAT payload
-  std::vector<int64_t> i; ///< integer payload
+  std::vector<double> f;  ///< float dtypes
+  std::vector<int64_t> i; ///< integer and bool dtypes (uint64: the bit pattern)
   int64_t numel() const {
     int64_t n = 1;
     for (int64_t d : shape)
       n *= d;
     return n;
   }
-  bool isInt() const { return dtype != onnx::TensorProto::FLOAT; }
+  bool isInt() const { return !dlc::dtypeIsFloat(dtype); }
 };
+
+std::string dtypeName(int32_t t);
 
 struct ImportError {
   std::string message;
@@ -82,6 +86,8 @@ private:
   ConstTensor readTensor(const onnx::TensorProto &t, const std::string &what);
   std::string readExternal(const onnx::TensorProto &t, const std::string &what);
   Value makeConstant(const std::string &name, const ConstTensor &c);
+  Type elemType(int32_t dtype);
+  int32_t dtypeOf(Type t);
   Value value(int idx);
   const ConstTensor *constInput(int idx);
   bool hasInput(int idx) const {
@@ -135,6 +141,12 @@ private:
   NamedAttribute f32Attr(const char *name, float dflt) {
     return builder.getNamedAttr(name, builder.getF32FloatAttr(attrFloat(name, dflt)));
   }
+  bool importLogical();
+  void requireSameElementType(Value a, Value b) {
+    if (typeOf(a).getElementType() != typeOf(b).getElementType())
+      failNode("operands have different element types (" + dtypeName(dtypeOf(a.getType())) +
+               " and " + dtypeName(dtypeOf(b.getType())) + ")");
+  }
   void importConv();
   void importPool(bool isMax);
   void importGemm();
@@ -168,21 +180,13 @@ std::string dimsToString(ArrayRef<int64_t> dims) {
   return s.empty() ? "scalar" : s;
 }
 
-const char *dtypeName(int32_t t) {
-  switch (t) {
-  case onnx::TensorProto::FLOAT: return "float32";
-  case onnx::TensorProto::DOUBLE: return "float64";
-  case onnx::TensorProto::FLOAT16: return "float16";
-  case onnx::TensorProto::BFLOAT16: return "bfloat16";
-  case onnx::TensorProto::INT64: return "int64";
-  case onnx::TensorProto::INT32: return "int32";
-  case onnx::TensorProto::INT16: return "int16";
-  case onnx::TensorProto::INT8: return "int8";
-  case onnx::TensorProto::UINT8: return "uint8";
-  case onnx::TensorProto::BOOL: return "bool";
-  case onnx::TensorProto::STRING: return "string";
-  default: return "an unsupported element type";
-  }
+/// dlc's name for an ONNX element type, or ONNX's own for one dlc lacks.
+std::string dtypeName(int32_t t) {
+  if (const char *n = dlc::dtypeName(t))
+    return n;
+  if (onnx::TensorProto::DataType_IsValid(t))
+    return onnx::TensorProto::DataType_Name((onnx::TensorProto::DataType)t);
+  return "ONNX type " + std::to_string(t);
 }
 } // namespace
 
@@ -226,90 +230,180 @@ std::string Importer::readExternal(const onnx::TensorProto &t, const std::string
   return bytes;
 }
 
+namespace {
+template <typename T>
+T loadLE(const char *p) {
+  T v;
+  memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+/// The value of a 16-bit float's bits.
+double halfToDouble(uint16_t bits, bool bfloat) {
+  return APFloat(bfloat ? APFloat::BFloat() : APFloat::IEEEhalf(), APInt(16, bits))
+      .convertToDouble();
+}
+} // namespace
+
 ConstTensor Importer::readTensor(const onnx::TensorProto &t, const std::string &what) {
   ConstTensor c;
   c.shape.assign(t.dims().begin(), t.dims().end());
   for (int64_t d : c.shape)
     if (d < 0)
       fail(what + ": negative dim in tensor");
-  int64_t n = c.numel();
+  int32_t dt = t.data_type();
+  if (!dlc::dtypeName(dt))
+    fail(what + ": unsupported tensor element type " + dtypeName(dt));
+  c.dtype = dt;
+  int64_t n = c.numel(), width = dlc::dtypeBytes(dt);
   std::string raw = t.data_location() == onnx::TensorProto::EXTERNAL
                         ? readExternal(t, what)
                         : t.raw_data();
-  auto checkRaw = [&](size_t elemBytes) {
-    if (raw.size() != (size_t)n * elemBytes)
-      fail(what + ": tensor holds " + std::to_string(raw.size()) + " bytes, expected " +
-           std::to_string(n * elemBytes) + " (truncated?)");
-  };
-  switch (t.data_type()) {
-  case onnx::TensorProto::FLOAT:
-    c.dtype = onnx::TensorProto::FLOAT;
-    if (!raw.empty() || t.float_data_size() == 0) {
-      checkRaw(4);
-      c.f.resize(n);
-      memcpy(c.f.data(), raw.data(), raw.size());
-    } else {
-      if (t.float_data_size() != n)
-        fail(what + ": float_data has the wrong element count");
-      c.f.assign(t.float_data().begin(), t.float_data().end());
+  // The typed field each element type uses when raw_data is empty.
+  int typedCount = 0;
+  switch (dt) {
+  case onnx::TensorProto::FLOAT: typedCount = t.float_data_size(); break;
+  case onnx::TensorProto::DOUBLE: typedCount = t.double_data_size(); break;
+  case onnx::TensorProto::INT64: typedCount = t.int64_data_size(); break;
+  case onnx::TensorProto::UINT32: case onnx::TensorProto::UINT64: typedCount = t.uint64_data_size(); break;
+  default: typedCount = t.int32_data_size(); break;
+  }
+  bool useRaw = !raw.empty() || typedCount == 0;
+  if (useRaw && raw.size() != (size_t)(n * width))
+    fail(what + ": tensor holds " + std::to_string(raw.size()) + " bytes, expected " +
+         std::to_string(n * width) + " (truncated?)");
+  if (!useRaw && typedCount != n)
+    fail(what + ": " + dtypeName(dt) + " tensor has " + std::to_string(typedCount) +
+         " elements, expected " + std::to_string(n));
+  (c.isInt() ? c.i.resize(n) : c.f.resize(n));
+  for (int64_t k = 0; k < n; ++k) {
+    const char *p = raw.data() + k * width;
+    switch (dt) {
+    case onnx::TensorProto::FLOAT: c.f[k] = useRaw ? loadLE<float>(p) : t.float_data(k); break;
+    case onnx::TensorProto::DOUBLE: c.f[k] = useRaw ? loadLE<double>(p) : t.double_data(k); break;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      c.f[k] = halfToDouble(useRaw ? loadLE<uint16_t>(p) : (uint16_t)t.int32_data(k),
+                            dt == onnx::TensorProto::BFLOAT16);
+      break;
+    case onnx::TensorProto::INT64: c.i[k] = useRaw ? loadLE<int64_t>(p) : t.int64_data(k); break;
+    case onnx::TensorProto::UINT64: c.i[k] = useRaw ? loadLE<int64_t>(p) : (int64_t)t.uint64_data(k); break;
+    case onnx::TensorProto::UINT32: c.i[k] = useRaw ? loadLE<uint32_t>(p) : t.uint64_data(k); break;
+    case onnx::TensorProto::INT32: c.i[k] = useRaw ? loadLE<int32_t>(p) : t.int32_data(k); break;
+    case onnx::TensorProto::INT16: c.i[k] = useRaw ? loadLE<int16_t>(p) : (int16_t)t.int32_data(k); break;
+    case onnx::TensorProto::UINT16: c.i[k] = useRaw ? loadLE<uint16_t>(p) : (uint16_t)t.int32_data(k); break;
+    case onnx::TensorProto::INT8: c.i[k] = useRaw ? loadLE<int8_t>(p) : (int8_t)t.int32_data(k); break;
+    case onnx::TensorProto::UINT8: c.i[k] = useRaw ? loadLE<uint8_t>(p) : (uint8_t)t.int32_data(k); break;
+    case onnx::TensorProto::BOOL: c.i[k] = (useRaw ? loadLE<uint8_t>(p) : t.int32_data(k)) != 0; break;
     }
-    return c;
-  case onnx::TensorProto::DOUBLE:
-    // Shape computations and small scalars only: narrowed to float.
-    c.dtype = onnx::TensorProto::FLOAT;
-    if (!raw.empty() || t.double_data_size() == 0) {
-      checkRaw(8);
-      std::vector<double> d(n);
-      memcpy(d.data(), raw.data(), raw.size());
-      c.f.assign(d.begin(), d.end());
-    } else {
-      c.f.assign(t.double_data().begin(), t.double_data().end());
-    }
-    return c;
-  case onnx::TensorProto::INT64:
-    c.dtype = onnx::TensorProto::INT64;
-    if (!raw.empty() || t.int64_data_size() == 0) {
-      checkRaw(8);
-      c.i.resize(n);
-      memcpy(c.i.data(), raw.data(), raw.size());
-    } else {
-      c.i.assign(t.int64_data().begin(), t.int64_data().end());
-    }
-    if ((int64_t)c.i.size() != n)
-      fail(what + ": int64 tensor has the wrong element count");
-    return c;
-  case onnx::TensorProto::INT32:
-    c.dtype = onnx::TensorProto::INT32;
-    if (!raw.empty() || t.int32_data_size() == 0) {
-      checkRaw(4);
-      std::vector<int32_t> d(n);
-      memcpy(d.data(), raw.data(), raw.size());
-      c.i.assign(d.begin(), d.end());
-    } else {
-      c.i.assign(t.int32_data().begin(), t.int32_data().end());
-    }
-    if ((int64_t)c.i.size() != n)
-      fail(what + ": int32 tensor has the wrong element count");
-    return c;
+  }
+  return c;
+}
+
+Type Importer::elemType(int32_t dtype) {
+  switch (dtype) {
+  case dlc::kFloat32: return builder.getF32Type();
+  case dlc::kFloat64: return builder.getF64Type();
+  case dlc::kFloat16: return builder.getF16Type();
+  case dlc::kBFloat16: return builder.getBF16Type();
+  case dlc::kBool: return builder.getI1Type();
   default:
-    fail(what + ": unsupported tensor element type " +
-         std::string(dtypeName(t.data_type())));
+    return IntegerType::get(&ctx, dlc::dtypeBytes(dtype) * 8,
+                            dlc::dtypeIsUnsigned(dtype) ? IntegerType::Unsigned
+                                                        : IntegerType::Signless);
   }
 }
 
+int32_t Importer::dtypeOf(Type t) {
+  t = getElementTypeOrSelf(t);
+  if (t.isF32()) return dlc::kFloat32;
+  if (t.isF64()) return dlc::kFloat64;
+  if (t.isF16()) return dlc::kFloat16;
+  if (t.isBF16()) return dlc::kBFloat16;
+  if (t.isInteger(1)) return dlc::kBool;
+  bool u = t.isUnsignedInteger();
+  switch (t.getIntOrFloatBitWidth()) {
+  case 8: return u ? dlc::kUInt8 : dlc::kInt8;
+  case 16: return u ? dlc::kUInt16 : dlc::kInt16;
+  case 32: return u ? dlc::kUInt32 : dlc::kInt32;
+  default: return u ? dlc::kUInt64 : dlc::kInt64;
+  }
+}
+
+/// `c`'s elements in `to`'s C layout (bool as one byte each), converting
+/// values as ONNX Cast does.
+static std::vector<char> packConst(const ConstTensor &c, int32_t to) {
+  int64_t n = c.numel(), w = dlc::dtypeBytes(to);
+  std::vector<char> out(n * w);
+  for (int64_t k = 0; k < n; ++k) {
+    char *p = out.data() + k * w;
+    double f = c.isInt() ? (dlc::dtypeIsUnsigned(c.dtype) ? (double)(uint64_t)c.i[k] : (double)c.i[k])
+                         : c.f[k];
+    int64_t i = c.isInt() ? c.i[k] : (std::isfinite(f) ? (int64_t)f : 0);
+    switch (to) {
+    case dlc::kFloat32: { float v = f; memcpy(p, &v, 4); break; }
+    case dlc::kFloat64: memcpy(p, &f, 8); break;
+    case dlc::kFloat16:
+    case dlc::kBFloat16: {
+      APFloat v(f);
+      bool lost;
+      v.convert(to == dlc::kFloat16 ? APFloat::IEEEhalf() : APFloat::BFloat(),
+                APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = v.bitcastToAPInt().getZExtValue();
+      memcpy(p, &bits, 2);
+      break;
+    }
+    case dlc::kBool: *p = c.isInt() ? i != 0 : f != 0; break;
+    default: memcpy(p, &i, w); break; // little-endian: the low bytes (wraps)
+    }
+  }
+  return out;
+}
+
+/// ONNX Cast of a constant, done at import.
+static ConstTensor castConst(const ConstTensor &c, int32_t to) {
+  ConstTensor r;
+  r.dtype = to;
+  r.shape = c.shape;
+  std::vector<char> bytes = packConst(c, to);
+  int64_t n = c.numel(), w = dlc::dtypeBytes(to);
+  for (int64_t k = 0; k < n; ++k) {
+    const char *p = bytes.data() + k * w;
+    switch (to) {
+    case dlc::kFloat32: r.f.push_back(loadLE<float>(p)); break;
+    case dlc::kFloat64: r.f.push_back(loadLE<double>(p)); break;
+    case dlc::kFloat16: case dlc::kBFloat16:
+      r.f.push_back(halfToDouble(loadLE<uint16_t>(p), to == dlc::kBFloat16));
+      break;
+    case dlc::kInt8: r.i.push_back(loadLE<int8_t>(p)); break;
+    case dlc::kUInt8: case dlc::kBool: r.i.push_back(loadLE<uint8_t>(p)); break;
+    case dlc::kInt16: r.i.push_back(loadLE<int16_t>(p)); break;
+    case dlc::kUInt16: r.i.push_back(loadLE<uint16_t>(p)); break;
+    case dlc::kInt32: r.i.push_back(loadLE<int32_t>(p)); break;
+    case dlc::kUInt32: r.i.push_back(loadLE<uint32_t>(p)); break;
+    default: r.i.push_back(loadLE<int64_t>(p)); break;
+    }
+  }
+  return r;
+}
+
 Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
-  if (c.isInt())
-    failNode("integer tensor '" + name +
-             "' is used as data; dlc supports float32 tensors only");
-  auto type = RankedTensorType::get(c.shape, builder.getF32Type());
+  auto type = RankedTensorType::get(c.shape, elemType(c.dtype));
   // Weights live in a resource blob: no copy into an inline attribute.
-  // Scalars and tiny vectors stay inline, where folders can read them.
+  // Scalars and tiny vectors stay inline, where folders can read them, and
+  // so does bool data (DenseElementsAttr packs i1 bits; blobs hold bytes).
   ElementsAttr attr;
-  if (c.f.size() <= 16) {
-    attr = DenseElementsAttr::get(type, ArrayRef<float>(c.f));
+  std::vector<char> bytes = packConst(c, c.dtype);
+  if (c.dtype == dlc::kBool) {
+    std::vector<bool> bits(c.i.begin(), c.i.end());
+    SmallVector<bool> b(bits.begin(), bits.end());
+    attr = DenseElementsAttr::get(type, ArrayRef<bool>(b));
+  } else if (c.numel() <= 16) {
+    attr = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes));
   } else {
     std::string blobName = "w" + std::to_string(resourceCounter++);
-    auto blob = HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(c.f));
+    auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(ArrayRef<char>(bytes),
+                                                              dlc::dtypeBytes(c.dtype));
     attr = DenseResourceElementsAttr::get(type, blobName, std::move(blob));
   }
   Location loc = NameLoc::get(builder.getStringAttr(name));
@@ -339,6 +433,18 @@ const ConstTensor *Importer::constInput(int idx) {
 }
 
 void Importer::setOutput(int idx, Value v) {
+  // The op's own verifier (operand element types, attributes) speaks for
+  // this node, not later for the whole module.
+  if (Operation *op = v.getDefiningOp(); op && !isa<dlc::ConstantOp>(op)) {
+    std::string diag;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      if (diag.empty())
+        diag = d.str();
+      return success();
+    });
+    if (failed(mlir::verify(op)))
+      failNode(diag.empty() ? "invalid operands" : diag);
+  }
   if (idx < node->output_size() && !node->output(idx).empty())
     values[node->output(idx)] = v;
 }
@@ -406,7 +512,7 @@ bool Importer::foldIntNode() {
       continue;
     }
     const ConstTensor *c = constInput(i);
-    if (!c && op != "Shape") // Shape only needs its input's static type
+    if (!c && op != "Shape" && op != "Size") // they only need the static type
       return false;
     in.push_back(c);
   }
@@ -433,10 +539,19 @@ bool Importer::foldIntNode() {
     put(ints(v, {(int64_t)v.size()}));
     return true;
   }
+  if (op == "Size") {
+    int64_t n = 1;
+    if (const ConstTensor *c = in.empty() ? nullptr : in[0])
+      n = c->numel();
+    else
+      n = typeOf(value(0)).getNumElements();
+    put(ints({n}, {}));
+    return true;
+  }
   if (in.empty() || !in[0] || !in[0]->isInt())
     return false;
   const ConstTensor &a = *in[0];
-  if (op == "Identity" || (op == "Cast" && attrInt("to", 0) != onnx::TensorProto::FLOAT)) {
+  if (op == "Identity") {
     put(a);
     return true;
   }
@@ -451,7 +566,9 @@ bool Importer::foldIntNode() {
         failNode("gather index " + std::to_string(idx) + " out of range");
       v.push_back(a.i[idx < 0 ? idx + n : idx]);
     }
-    put(ints(v, in[1]->shape));
+    ConstTensor g = ints(v, in[1]->shape);
+    g.dtype = a.dtype;
+    put(g);
     return true;
   }
   if (op == "Unsqueeze" || op == "Squeeze") {
@@ -479,7 +596,9 @@ bool Importer::foldIntNode() {
       }
       shape = s;
     }
-    put(ints(a.i, shape));
+    ConstTensor r = a;
+    r.shape = shape;
+    put(r);
     return true;
   }
   if (op == "Concat") {
@@ -511,7 +630,7 @@ bool Importer::foldIntNode() {
     return true;
   }
   if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && in.size() == 2 &&
-      in[1] && in[1]->isInt()) {
+      in[1] && a.dtype == dlc::kInt64 && in[1]->dtype == dlc::kInt64) {
     const ConstTensor &b = *in[1];
     size_t n = std::max(a.i.size(), b.i.size());
     if ((a.i.size() != n && a.i.size() != 1) || (b.i.size() != n && b.i.size() != 1))
@@ -655,10 +774,87 @@ bool Importer::importElementwise() {
     }
     if (op == "Mean" && node->input_size() > 1) {
       ConstTensor inv;
-      inv.f = {1.0f / node->input_size()};
+      inv.f = {1.0 / node->input_size()};
+      inv = castConst(inv, dtypeOf(acc.getType()));
       acc = build<dlc::MulOp>({acc, makeConstant(node->output(0) + ".inv_count", inv)});
     }
     setOutput(0, acc);
+    return true;
+  }
+  return false;
+}
+
+/// Comparisons, logical and bitwise ops, Where, Mod, BitShift, IsNaN, IsInf.
+bool Importer::importLogical() {
+  const std::string &op = node->op_type();
+  auto named = [&](const char *n, Attribute a) { return builder.getNamedAttr(n, a); };
+  static const std::map<std::string, const char *> comparisons = {
+      {"Equal", "eq"}, {"Less", "lt"}, {"LessOrEqual", "le"}, {"Greater", "gt"},
+      {"GreaterOrEqual", "ge"}};
+  if (auto it = comparisons.find(op); it != comparisons.end()) {
+    allowOnlyAttrs({"broadcast", "axis"});
+    if (attr("axis"))
+      failNode("legacy axis broadcasting is not supported");
+    Value a = value(0), b = value(1);
+    requireSameElementType(a, b);
+    setOutput(0, build<dlc::CompareOp>({a, b}, {named("predicate", builder.getStringAttr(it->second))}));
+    return true;
+  }
+  if (op == "And" || op == "Or" || op == "Xor" || op == "BitwiseAnd" || op == "BitwiseOr" ||
+      op == "BitwiseXor") {
+    allowOnlyAttrs({"broadcast", "axis"});
+    if (attr("axis"))
+      failNode("legacy axis broadcasting is not supported");
+    Value a = value(0), b = value(1);
+    requireSameElementType(a, b);
+    char kind = op.back() == 'd' ? 'a' : op.back() == 'r' && op[op.size() - 2] == 'o' ? 'x' : 'o';
+    if (op == "Or" || op == "BitwiseOr")
+      kind = 'o';
+    setOutput(0, kind == 'a'   ? build<dlc::AndOp>({a, b})
+                 : kind == 'o' ? build<dlc::OrOp>({a, b})
+                               : build<dlc::XorOp>({a, b}));
+    return true;
+  }
+  if (op == "Not" || op == "BitwiseNot") {
+    allowOnlyAttrs({});
+    setOutput(0, unary<dlc::NotOp>(value(0)));
+    return true;
+  }
+  if (op == "Where") {
+    allowOnlyAttrs({});
+    setOutput(0, build<dlc::WhereOp>({value(0), value(1), value(2)}));
+    return true;
+  }
+  if (op == "Mod") {
+    allowOnlyAttrs({"fmod"});
+    Value a = value(0), b = value(1);
+    requireSameElementType(a, b);
+    bool fmod = attrInt("fmod", 0);
+    if (!fmod && isa<FloatType>(typeOf(a).getElementType()))
+      failNode("fmod=0 is only defined for integers");
+    setOutput(0, build<dlc::ModOp>({a, b}, {named("fmod", builder.getBoolAttr(fmod))}));
+    return true;
+  }
+  if (op == "BitShift") {
+    allowOnlyAttrs({"direction"});
+    std::string dir = attrString("direction", "");
+    if (dir != "LEFT" && dir != "RIGHT")
+      failNode("direction must be LEFT or RIGHT");
+    Value a = value(0), b = value(1);
+    requireSameElementType(a, b);
+    setOutput(0, build<dlc::BitShiftOp>({a, b}, {named("left", builder.getBoolAttr(dir == "LEFT"))}));
+    return true;
+  }
+  if (op == "IsNaN") {
+    allowOnlyAttrs({});
+    setOutput(0, build<dlc::IsNaNOp>(value(0)));
+    return true;
+  }
+  if (op == "IsInf") {
+    allowOnlyAttrs({"detect_positive", "detect_negative"});
+    setOutput(0, build<dlc::IsInfOp>(
+                     value(0), {named("detect_positive", builder.getBoolAttr(attrInt("detect_positive", 1))),
+                                named("detect_negative", builder.getBoolAttr(attrInt("detect_negative", 1)))}));
     return true;
   }
   return false;
@@ -737,9 +933,9 @@ void Importer::importClip() {
       if (!hasInput(i))
         continue;
       const ConstTensor *c = constInput(i);
-      if (!c || c->isInt() || c->numel() != 1)
-        failNode("Clip bounds must be scalar float constants");
-      (i == 1 ? lo : hi) = c->f[0];
+      if (!c || c->numel() != 1)
+        failNode("Clip bounds must be scalar constants (bind them with --bind)");
+      (i == 1 ? lo : hi) = c->isInt() ? (float)c->i[0] : (float)c->f[0];
     }
   }
   setOutput(0, build<dlc::ClipOp>(value(0), {builder.getNamedAttr("min", builder.getF32FloatAttr(lo)),
@@ -811,7 +1007,7 @@ void Importer::importReshape() {
     allowOnlyAttrs({"allowzero"});
     const ConstTensor *c = constInput(1);
     if (!c || !c->isInt())
-      failNode("the target shape must be a constant (after shape folding)");
+      failNode("the target shape must be a constant (bind it with --bind)");
     shape = c->i;
   }
   SmallVector<NamedAttribute> attrs{
@@ -994,6 +1190,8 @@ void Importer::importNode() {
     if (op == "Dropout") {
       if (node->output_size() > 1 && !node->output(1).empty())
         failNode("the mask output of Dropout is not supported");
+      if (hasInput(2) && !constInput(2))
+        failNode("training_mode must be a constant (bind it with --bind)");
       if (const ConstTensor *t = constInput(2); t && !t->i.empty() && t->i[0])
         failNode("training_mode=1 is not supported (inference only)");
     }
@@ -1023,6 +1221,7 @@ void Importer::importNode() {
     if (attr("axis"))
       failNode("legacy axis broadcasting is not supported");
     Value a = value(0), b = value(1);
+    requireSameElementType(a, b);
     Value r = op == "Add"   ? build<dlc::AddOp>({a, b})
               : op == "Sub" ? build<dlc::SubOp>({a, b})
               : op == "Mul" ? build<dlc::MulOp>({a, b})
@@ -1030,6 +1229,8 @@ void Importer::importNode() {
     setOutput(0, r);
     return;
   }
+  if (importLogical())
+    return;
   if (op == "Conv")
     return importConv();
   if (op == "MaxPool" || op == "AveragePool")
@@ -1082,25 +1283,19 @@ void Importer::importNode() {
     return;
   }
   if (op == "Cast" || op == "CastLike") {
-    // Float to float only: a cast that changes nothing.
     allowOnlyAttrs({"to", "saturate", "round_mode"});
-    int64_t to = op == "Cast" ? attrInt("to", 0) : onnx::TensorProto::FLOAT;
-    if (op == "CastLike" && !isa<RankedTensorType>(value(1).getType()))
-      failNode("CastLike target is not a tensor");
-    if (to != onnx::TensorProto::FLOAT)
-      failNode(std::string("cast to ") + dtypeName(to) + " is not supported (float32 only)");
-    if (const ConstTensor *c = constInput(0); c && c->isInt()) {
-      ConstTensor f = *c;
-      f.dtype = onnx::TensorProto::FLOAT;
-      f.f.assign(c->i.begin(), c->i.end());
-      f.i.clear();
-      consts[node->output(0)] = f;
+    int32_t to = op == "Cast" ? attrInt("to", 0) : dtypeOf(value(1).getType());
+    if (!dlc::dtypeName(to))
+      failNode("cast to " + dtypeName(to) + " is not supported");
+    if (const ConstTensor *c = constInput(0)) {
+      consts[node->output(0)] = castConst(*c, to);
       return;
     }
     Value x = value(0);
-    if (!typeOf(x).getElementType().isF32())
-      failNode("cast from a non-float32 tensor is not supported");
-    return setOutput(0, x);
+    if (typeOf(x).getElementType() == elemType(to))
+      return setOutput(0, x);
+    return setOutput(0, build<dlc::CastOp>(
+                            x, {builder.getNamedAttr("to", TypeAttr::get(elemType(to)))}));
   }
   if (op == "GlobalAveragePool") {
     allowOnlyAttrs({});
@@ -1189,9 +1384,8 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       if (!vi)
         fail("--bind names '" + name + "', which is not a graph input");
       int32_t elem = vi->type().tensor_type().elem_type();
-      bool wantInt = elem == onnx::TensorProto::INT64 || elem == onnx::TensorProto::INT32;
-      if (wantInt != bound.isInt || (!wantInt && elem != onnx::TensorProto::FLOAT))
-        fail("--bind " + name + ": the array's dtype does not match the input's " +
+      if (bound.dtype != elem)
+        fail("--bind " + name + ": the array is " + dtypeName(bound.dtype) + " but the input is " +
              dtypeName(elem));
       const auto &dims = vi->type().tensor_type().shape();
       bool rankOk = dims.dim_size() == (int)bound.shape.size();
@@ -1202,7 +1396,7 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
              " does not match the input's");
       ConstTensor c;
       c.shape = bound.shape;
-      c.dtype = bound.isInt ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT;
+      c.dtype = bound.dtype;
       c.f = bound.floats;
       c.i = bound.ints;
       consts[name] = c;
@@ -1224,9 +1418,9 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       const auto &tt = vi.type().tensor_type();
       if (!vi.type().has_tensor_type())
         fail("graph input '" + vi.name() + "' is not a tensor");
-      if (tt.elem_type() != onnx::TensorProto::FLOAT)
+      if (!dlc::dtypeName(tt.elem_type()))
         fail("graph input '" + vi.name() + "' has element type " + dtypeName(tt.elem_type()) +
-             "; dlc supports float32 inputs");
+             ", which dlc does not support");
       std::vector<int64_t> shape;
       auto bound = opts.inputShapes.find(vi.name());
       if (bound != opts.inputShapes.end()) {
@@ -1253,8 +1447,8 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
           shape.push_back(d.dim_value());
         }
       }
-      argTypes.push_back(RankedTensorType::get(shape, builder.getF32Type()));
-      out.inputs.push_back({vi.name(), "float32", shape});
+      argTypes.push_back(RankedTensorType::get(shape, elemType(tt.elem_type())));
+      out.inputs.push_back({vi.name(), tt.elem_type(), shape});
     }
 
     auto module = ModuleOp::create(FileLineColLoc::get(&ctx, path, 0, 0));
@@ -1307,15 +1501,14 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
     for (const auto &vi : graph.output()) {
       auto it = values.find(vi.name());
       if (it == values.end()) {
-        if (consts.count(vi.name()) && !consts[vi.name()].isInt())
+        if (consts.count(vi.name()))
           it = values.emplace(vi.name(), makeConstant(vi.name(), consts[vi.name()])).first;
         else
-          fail("graph output '" + vi.name() + "' is not computed by any node" +
-               (consts.count(vi.name()) ? " (it is an integer constant)" : ""));
+          fail("graph output '" + vi.name() + "' is not computed by any node");
       }
       auto t = typeOf(it->second);
       results.push_back(it->second);
-      out.outputs.push_back({vi.name(), "float32",
+      out.outputs.push_back({vi.name(), dtypeOf(t),
                              std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});
     }
     builder.create<func::ReturnOp>(module.getLoc(), results);

@@ -28,6 +28,9 @@ import onnx
 from onnx import numpy_helper
 
 TIMEOUT_S = 120
+INTEGER_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16,
+                 onnx.TensorProto.INT8, onnx.TensorProto.UINT64, onnx.TensorProto.UINT32,
+                 onnx.TensorProto.UINT16, onnx.TensorProto.UINT8, onnx.TensorProto.BOOL)
 
 
 def sanitize(name):
@@ -75,15 +78,13 @@ def run_test(dlc, test_dir, work):
     data = os.path.join(test_dir, "test_data_set_0")
     inits = {i.name for i in model.graph.initializer}
     inputs = [vi for vi in model.graph.input if vi.name not in inits]
-    # Integer inputs (shapes, axes, indices...) are frozen to the test's
-    # values with --bind: dlc compiles static shapes.
     binds, feeds, shapes = [], [], []
     for i, vi in enumerate(inputs):
         arr = read_tensor(os.path.join(data, f"input_{i}.pb"))
         # Some test data stores a declared scalar as shape (1,): same
         # elements, so use the shape the model declares.
         dims = vi.type.tensor_type.shape.dim
-        is_int = vi.type.tensor_type.elem_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
+        is_int = vi.type.tensor_type.elem_type in INTEGER_TYPES
         declared = [d.dim_value for d in dims]
         if all(d.HasField("dim_value") for d in dims) and int(np.prod(declared)) == arr.size:
             arr = arr.reshape(declared)
@@ -92,13 +93,25 @@ def run_test(dlc, test_dir, work):
             shapes.append(f"--input-shape={vi.name}={'x'.join(str(d) for d in arr.shape)}")
         f = os.path.join(work, f"input_{i}.npy")
         np.save(f, np.array(arr, order="C"))  # ascontiguousarray would make 0-d arrays 1-d
-        (binds if is_int else feeds).append((vi.name, f))
+        if is_int:
+            symbolic = not all(d.HasField("dim_value") for d in dims) and arr.ndim
+            binds.append((vi.name, f, "x".join(str(d) for d in arr.shape) if symbolic else ""))
+        else:
+            feeds.append((vi.name, f))
 
+    # Integer inputs run as real inputs where dlc can; where it needs them
+    # as constants (shapes, axes, pads...) it says so and they are frozen
+    # to the test's values with --bind (dlc compiles static shapes).
     lib = os.path.join(work, "model.so")
-    compile_cmd = [dlc, "compile", model_path, "-o", lib] + [f"--bind={n}={f}" for n, f in binds] + shapes
-    failure = invoke("compile", compile_cmd)
+    compile_cmd = [dlc, "compile", model_path, "-o", lib] + shapes
+    failure = invoke("compile", compile_cmd + [f"--input-shape={n}={d}" for n, f, d in binds if d])
+    bound = []
+    if failure and failure[0] == "unsupported" and binds:
+        bound = binds
+        failure = invoke("compile", compile_cmd + [f"--bind={n}={f}" for n, f, _ in binds])
     if failure:
         return (name,) + failure
+    feeds += [(n, f) for n, f, _ in binds if not bound]
 
     cmd = [dlc, "run", lib, "--output-dir", os.path.join(work, "out")]
     for input_name, f in feeds:
@@ -122,7 +135,7 @@ def run_test(dlc, test_dir, work):
             k = int(np.argmin(ok.reshape(-1)))
             return name, "mismatch", (f"output {vi.name}: {int(np.sum(~ok))} of {ok.size} differ, e.g. "
                                       f"{got.reshape(-1)[k]!r} vs {ref.reshape(-1)[k]!r}")
-    return name, "pass", f"bound {', '.join(n for n, _ in binds)}" if binds else ""
+    return name, "pass", f"bound {', '.join(n for n, _, _ in bound)}" if bound else ""
 
 
 def main():

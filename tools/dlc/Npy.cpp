@@ -1,5 +1,7 @@
-//===- Npy.cpp - read and write float32 .npy files ------------------------===//
+//===- Npy.cpp - read and write .npy files ----------------------------------===//
 #include "tools/dlc/Npy.h"
+
+#include "llvm/ADT/APFloat.h"
 
 #include <cstring>
 #include <fstream>
@@ -7,8 +9,50 @@
 
 using namespace dlc;
 
-bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error,
-                  bool allowInts) {
+namespace {
+template <typename T>
+T load(const char *p) {
+  T v;
+  memcpy(&v, p, sizeof(T));
+  return v;
+}
+} // namespace
+
+std::vector<int64_t> NpyArray::ints() const {
+  std::vector<int64_t> out(numel());
+  const char *p = bytes.data();
+  int64_t w = dtypeBytes(dtype);
+  for (size_t i = 0; i < out.size(); ++i, p += w)
+    switch (dtype) {
+    case kInt8: out[i] = load<int8_t>(p); break;
+    case kUInt8: case kBool: out[i] = load<uint8_t>(p); break;
+    case kInt16: out[i] = load<int16_t>(p); break;
+    case kUInt16: out[i] = load<uint16_t>(p); break;
+    case kInt32: out[i] = load<int32_t>(p); break;
+    case kUInt32: out[i] = load<uint32_t>(p); break;
+    default: out[i] = load<int64_t>(p); break;
+    }
+  return out;
+}
+
+std::vector<double> NpyArray::doubles() const {
+  std::vector<double> out(numel());
+  const char *p = bytes.data();
+  int64_t w = dtypeBytes(dtype);
+  for (size_t i = 0; i < out.size(); ++i, p += w)
+    switch (dtype) {
+    case kFloat32: out[i] = load<float>(p); break;
+    case kFloat64: out[i] = load<double>(p); break;
+    case kFloat16:
+      out[i] = llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, load<uint16_t>(p)))
+                   .convertToDouble();
+      break;
+    default: out[i] = (double)ints()[i]; break;
+    }
+  return out;
+}
+
+bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot open '" + path + "'";
@@ -42,11 +86,12 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error,
     return header.substr(colon + 1, end - colon);
   };
   std::string descr = field("descr"), order = field("fortran_order"), shape = field("shape");
-  bool f4 = descr.find("<f4") != std::string::npos;
-  bool i8 = descr.find("<i8") != std::string::npos, i4 = descr.find("<i4") != std::string::npos;
-  if (!f4 && !(allowInts && (i8 || i4))) {
-    error = "'" + path + "' has dtype " + descr + "; expected float32 ('<f4')" +
-            (allowInts ? " or int64/int32" : "");
+  auto q1 = descr.find('\''), q2 = descr.rfind('\'');
+  std::string type = q1 != std::string::npos && q2 > q1 ? descr.substr(q1 + 1, q2 - q1 - 1) : "";
+  out.dtype = dtypeFromNumpyDescr(type);
+  if (!out.dtype) {
+    error = "'" + path + "' has dtype '" + type +
+            "'; dlc reads little-endian bool, int8-64, uint8-64, float16, float32 and float64";
     return false;
   }
   if (order.find("True") != std::string::npos) {
@@ -63,20 +108,8 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error,
     if (!part.empty())
       out.shape.push_back(std::stoll(part));
   }
-  bool ok;
-  out.isInt = !f4;
-  if (f4) {
-    out.data.resize(out.numel());
-    ok = (bool)in.read((char *)out.data.data(), out.data.size() * 4);
-  } else if (i8) {
-    out.ints.resize(out.numel());
-    ok = (bool)in.read((char *)out.ints.data(), out.ints.size() * 8);
-  } else {
-    std::vector<int32_t> v(out.numel());
-    ok = (bool)in.read((char *)v.data(), v.size() * 4);
-    out.ints.assign(v.begin(), v.end());
-  }
-  if (!ok) {
+  out.allocate();
+  if (!in.read(out.bytes.data(), out.bytes.size())) {
     error = "'" + path + "' has fewer elements than its shape says";
     return false;
   }
@@ -84,11 +117,16 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error,
 }
 
 bool dlc::writeNpy(const std::string &path, const NpyArray &a, std::string &error) {
+  std::string descr = dtypeNumpyDescr(a.dtype);
+  if (descr.empty()) {
+    error = "cannot write '" + path + "': numpy has no " + dtypeName(a.dtype) + " type";
+    return false;
+  }
   std::string shape = "(";
   for (size_t i = 0; i < a.shape.size(); ++i)
     shape += std::to_string(a.shape[i]) + (a.shape.size() == 1 ? "," : (i + 1 < a.shape.size() ? ", " : ""));
   shape += ")";
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
@@ -102,7 +140,7 @@ bool dlc::writeNpy(const std::string &path, const NpyArray &a, std::string &erro
   unsigned char lb[2] = {(unsigned char)(len & 0xff), (unsigned char)(len >> 8)};
   out.write((const char *)lb, 2);
   out << header;
-  out.write((const char *)a.data.data(), a.data.size() * 4);
+  out.write(a.bytes.data(), a.bytes.size());
   if (!out) {
     error = "cannot write '" + path + "'";
     return false;

@@ -6,6 +6,7 @@
 #include "tools/dlc/Npy.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/APFloat.h"
 #include "mlir/IR/MLIRContext.h"
 
 #include <nlohmann/json.hpp>
@@ -97,9 +98,14 @@ int compileCommand(int argc, char **argv) {
       if (eq == std::string::npos)
         return fail("--bind expects NAME=FILE.npy (got '" + value + "')");
       dlc::NpyArray a;
-      if (!dlc::readNpy(value.substr(eq + 1), a, error, /*allowInts=*/true))
+      if (!dlc::readNpy(value.substr(eq + 1), a, error))
         return fail("--bind " + value.substr(0, eq) + ": " + error);
-      importOpts.bindings[value.substr(0, eq)] = {a.shape, a.isInt, a.data, a.ints};
+      dlc::BoundInput bound{a.dtype, a.shape, {}, {}};
+      if (dlc::dtypeIsFloat(a.dtype))
+        bound.floats = a.doubles();
+      else
+        bound.ints = a.ints();
+      importOpts.bindings[value.substr(0, eq)] = bound;
     } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') {
       opts.optLevel = arg[2] - '0';
     } else if (arg == "--print-ir-after-all") {
@@ -184,6 +190,34 @@ std::string sanitize(const std::string &name) {
   return s;
 }
 
+/// Seeded inputs when none are given: floats uniform in [-1, 1], integers
+/// in [0, 8) (valid as small indices), bools 0 or 1.
+void randomFill(dlc::NpyArray &a, std::mt19937 &rng) {
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, a.dtype == dlc::kBool ? 1 : 7);
+  int64_t w = dlc::dtypeBytes(a.dtype);
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    char *p = a.bytes.data() + i * w;
+    if (a.dtype == dlc::kFloat32) {
+      float v = real(rng);
+      memcpy(p, &v, 4);
+    } else if (a.dtype == dlc::kFloat64) {
+      double v = real(rng);
+      memcpy(p, &v, 8);
+    } else if (a.dtype == dlc::kFloat16 || a.dtype == dlc::kBFloat16) {
+      llvm::APFloat v(real(rng));
+      bool lost;
+      v.convert(a.dtype == dlc::kFloat16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                llvm::APFloat::rmNearestTiesToEven, &lost);
+      uint16_t bits = v.bitcastToAPInt().getZExtValue();
+      memcpy(p, &bits, 2);
+    } else {
+      int64_t v = small(rng);
+      memcpy(p, &v, w); // little-endian: the low bytes
+    }
+  }
+}
+
 int runCommand(int argc, char **argv) {
   std::string lib, outDir, value, error;
   std::vector<std::pair<std::string, std::string>> inputFiles;
@@ -229,7 +263,6 @@ int runCommand(int argc, char **argv) {
   std::vector<dlc::NpyArray> inputs;
   std::vector<std::vector<int64_t>> inShapes;
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (const auto &in : L.sig["inputs"]) {
     std::string name = in["name"];
     std::vector<int64_t> shape = in["shape"];
@@ -241,9 +274,9 @@ int runCommand(int argc, char **argv) {
         return fail("input '" + name + "': " + error);
     } else if (inputFiles.empty()) {
       a.shape = shape;
-      a.data.resize(a.numel());
-      for (float &v : a.data)
-        v = dist(rng);
+      a.dtype = dlc::dtypeFromName(in["dtype"].get<std::string>());
+      a.allocate();
+      randomFill(a, rng);
     } else {
       return fail("no --input given for model input '" + name + "'");
     }
@@ -261,19 +294,20 @@ int runCommand(int argc, char **argv) {
   for (const auto &in : L.sig["inputs"])
     inNames.push_back(in["name"]);
   for (size_t i = 0; i < inputs.size(); ++i)
-    inT.push_back({inNames[i].c_str(), DLC_FLOAT32, (int32_t)inputs[i].shape.size(),
-                   inputs[i].shape.data(), inputs[i].data.data()});
+    inT.push_back({inNames[i].c_str(), inputs[i].dtype, (int32_t)inputs[i].shape.size(),
+                   inputs[i].shape.data(), inputs[i].bytes.data()});
   std::vector<dlc::NpyArray> outputs;
   for (const auto &out : L.sig["outputs"]) {
     dlc::NpyArray a;
     a.shape = out["shape"].get<std::vector<int64_t>>();
-    a.data.resize(a.numel());
+    a.dtype = dlc::dtypeFromName(out["dtype"].get<std::string>());
+    a.allocate();
     outputs.push_back(std::move(a));
     outNames.push_back(out["name"]);
   }
   for (size_t i = 0; i < outputs.size(); ++i)
-    outT.push_back({outNames[i].c_str(), DLC_FLOAT32, (int32_t)outputs[i].shape.size(),
-                    outputs[i].shape.data(), outputs[i].data.data()});
+    outT.push_back({outNames[i].c_str(), outputs[i].dtype, (int32_t)outputs[i].shape.size(),
+                    outputs[i].shape.data(), outputs[i].bytes.data()});
 
   dlc_model *model = nullptr;
   if (L.create(&model, nullptr, 0) != DLC_OK)
@@ -303,8 +337,15 @@ int runCommand(int argc, char **argv) {
     for (size_t d = 0; d < outputs[i].shape.size(); ++d)
       printf("%s%lld", d ? ", " : "", (long long)outputs[i].shape[d]);
     printf("] -> %s; first values:", file.c_str());
-    for (size_t k = 0; k < std::min<size_t>(5, outputs[i].data.size()); ++k)
-      printf(" %.6g", outputs[i].data[k]);
+    bool isFloat = dlc::dtypeIsFloat(outputs[i].dtype) && outputs[i].dtype != dlc::kBFloat16;
+    std::vector<double> values;
+    if (isFloat)
+      values = outputs[i].doubles();
+    for (int64_t k = 0; k < std::min<int64_t>(5, outputs[i].numel()); ++k)
+      if (isFloat)
+        printf(" %.6g", values[k]);
+      else
+        printf(" %lld", (long long)outputs[i].ints()[k]);
     printf("\n");
   }
   if (printTime) {
