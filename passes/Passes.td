@@ -4,6 +4,17 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WidenNarrowFloats : Pass<"dlc-widen-narrow-floats", "mlir::func::FuncOp"> {
+  let summary = "Compute f16/bf16 contractions, windows, reductions and softmax in f32";
+  let description = [{
+    Matmul, gemm, conv, pools, batch norm, softmax and reductions on float16
+    or bfloat16 tensors get their operands cast to f32 and their result cast
+    back: sums over many terms keep f32 precision and round once, as
+    onnxruntime's and cuDNN's half-precision kernels accumulate in f32.
+    (Elementwise ops widen per element in dlc-lower-to-linalg.)
+  }];
+}
+
 def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lower dlc ops to linalg, tensor, arith and math on tensors";
   let description = [{

@@ -15,6 +15,7 @@ using namespace mlir;
 
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Graph level -> linalg on tensors.
+  pm.addNestedPass<func::FuncOp>(createWidenNarrowFloats());
   pm.addNestedPass<func::FuncOp>(createLowerToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());

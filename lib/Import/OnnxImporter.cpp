@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "dlc/Import.h"
 #include "dlc/DType.h"
+#include "lib/Import/ConstTensor.h"
 #include "dialects/DlcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +35,7 @@
 #include <sstream>
 
 using namespace mlir;
+using namespace dlc::import;
 namespace fs = std::filesystem;
 
 namespace {
@@ -43,21 +45,6 @@ namespace {
 constexpr int64_t kMinOpset = 7, kMaxOpset = 28;
 /// The newest ai.onnx opset Debian's libonnx 1.12 checker knows.
 constexpr int64_t kCheckerMaxOpset = 17, kCheckerMaxIr = 8;
-
-/// A constant known at import time: weights, Constant nodes, folded shapes.
-struct ConstTensor {
-  int32_t dtype = dlc::kFloat32; ///< a dlc::DType code
-  std::vector<int64_t> shape;
-  std::vector<double> f;  ///< float dtypes
-  std::vector<int64_t> i; ///< integer and bool dtypes (uint64: the bit pattern)
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    return n;
-  }
-  bool isInt() const { return !dlc::dtypeIsFloat(dtype); }
-};
 
 std::string dtypeName(int32_t t);
 
@@ -230,21 +217,6 @@ std::string Importer::readExternal(const onnx::TensorProto &t, const std::string
   return bytes;
 }
 
-namespace {
-template <typename T>
-T loadLE(const char *p) {
-  T v;
-  memcpy(&v, p, sizeof(T));
-  return v;
-}
-
-/// The value of a 16-bit float's bits.
-double halfToDouble(uint16_t bits, bool bfloat) {
-  return APFloat(bfloat ? APFloat::BFloat() : APFloat::IEEEhalf(), APInt(16, bits))
-      .convertToDouble();
-}
-} // namespace
-
 ConstTensor Importer::readTensor(const onnx::TensorProto &t, const std::string &what) {
   ConstTensor c;
   c.shape.assign(t.dims().begin(), t.dims().end());
@@ -328,63 +300,6 @@ int32_t Importer::dtypeOf(Type t) {
   case 32: return u ? dlc::kUInt32 : dlc::kInt32;
   default: return u ? dlc::kUInt64 : dlc::kInt64;
   }
-}
-
-/// `c`'s elements in `to`'s C layout (bool as one byte each), converting
-/// values as ONNX Cast does.
-static std::vector<char> packConst(const ConstTensor &c, int32_t to) {
-  int64_t n = c.numel(), w = dlc::dtypeBytes(to);
-  std::vector<char> out(n * w);
-  for (int64_t k = 0; k < n; ++k) {
-    char *p = out.data() + k * w;
-    double f = c.isInt() ? (dlc::dtypeIsUnsigned(c.dtype) ? (double)(uint64_t)c.i[k] : (double)c.i[k])
-                         : c.f[k];
-    int64_t i = c.isInt() ? c.i[k] : (std::isfinite(f) ? (int64_t)f : 0);
-    switch (to) {
-    case dlc::kFloat32: { float v = f; memcpy(p, &v, 4); break; }
-    case dlc::kFloat64: memcpy(p, &f, 8); break;
-    case dlc::kFloat16:
-    case dlc::kBFloat16: {
-      APFloat v(f);
-      bool lost;
-      v.convert(to == dlc::kFloat16 ? APFloat::IEEEhalf() : APFloat::BFloat(),
-                APFloat::rmNearestTiesToEven, &lost);
-      uint16_t bits = v.bitcastToAPInt().getZExtValue();
-      memcpy(p, &bits, 2);
-      break;
-    }
-    case dlc::kBool: *p = c.isInt() ? i != 0 : f != 0; break;
-    default: memcpy(p, &i, w); break; // little-endian: the low bytes (wraps)
-    }
-  }
-  return out;
-}
-
-/// ONNX Cast of a constant, done at import.
-static ConstTensor castConst(const ConstTensor &c, int32_t to) {
-  ConstTensor r;
-  r.dtype = to;
-  r.shape = c.shape;
-  std::vector<char> bytes = packConst(c, to);
-  int64_t n = c.numel(), w = dlc::dtypeBytes(to);
-  for (int64_t k = 0; k < n; ++k) {
-    const char *p = bytes.data() + k * w;
-    switch (to) {
-    case dlc::kFloat32: r.f.push_back(loadLE<float>(p)); break;
-    case dlc::kFloat64: r.f.push_back(loadLE<double>(p)); break;
-    case dlc::kFloat16: case dlc::kBFloat16:
-      r.f.push_back(halfToDouble(loadLE<uint16_t>(p), to == dlc::kBFloat16));
-      break;
-    case dlc::kInt8: r.i.push_back(loadLE<int8_t>(p)); break;
-    case dlc::kUInt8: case dlc::kBool: r.i.push_back(loadLE<uint8_t>(p)); break;
-    case dlc::kInt16: r.i.push_back(loadLE<int16_t>(p)); break;
-    case dlc::kUInt16: r.i.push_back(loadLE<uint16_t>(p)); break;
-    case dlc::kInt32: r.i.push_back(loadLE<int32_t>(p)); break;
-    case dlc::kUInt32: r.i.push_back(loadLE<uint32_t>(p)); break;
-    default: r.i.push_back(loadLE<int64_t>(p)); break;
-    }
-  }
-  return r;
 }
 
 Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
@@ -546,6 +461,36 @@ bool Importer::foldIntNode() {
     else
       n = typeOf(value(0)).getNumElements();
     put(ints({n}, {}));
+    return true;
+  }
+  // Elementwise arithmetic, comparisons and logic on (small) constants.
+  bool small = std::all_of(in.begin(), in.end(),
+                           [](const ConstTensor *c) { return c && c->numel() <= (1 << 16); });
+  if (small && !in.empty()) {
+    std::string error;
+    if (auto r = evalElementwise(op, in, attrInt("fmod", 0) != 0, error)) {
+      put(*r);
+      return true;
+    }
+    if (!error.empty())
+      failNode(error);
+  }
+  if (op == "Range") {
+    if (in.size() != 3 || !in[0] || !in[1] || !in[2])
+      return false;
+    double start = in[0]->asDouble(0), limit = in[1]->asDouble(0), delta = in[2]->asDouble(0);
+    if (delta == 0)
+      failNode("Range with delta 0");
+    int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+    ConstTensor r;
+    r.dtype = in[0]->isInt() ? dlc::kInt64 : dlc::kFloat64;
+    r.shape = {n};
+    for (int64_t k = 0; k < n; ++k)
+      if (in[0]->isInt())
+        r.i.push_back(in[0]->i[0] + k * in[2]->i[0]);
+      else
+        r.f.push_back(start + k * delta);
+    put(castConst(r, in[0]->dtype));
     return true;
   }
   if (in.empty() || !in[0] || !in[0]->isInt())

@@ -213,3 +213,39 @@ func.func @strided_slice(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
   %0 = dlc.slice %x {offsets = array<i64: 0, 1>, sizes = array<i64: 4, 2>, steps = array<i64: 1, 3>} : tensor<4x8xf32> -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
 }
+
+// -----
+
+// Unsigned element types become signless; their ops pick unsigned arithmetic.
+// CHECK-LABEL: func.func @unsigned_ops
+// CHECK-SAME: (%[[A:.*]]: tensor<4xi8>, %[[B:.*]]: tensor<4xi8>) -> (tensor<4xi1>, tensor<4xi8>, tensor<4xf32>)
+// CHECK: linalg.generic
+// CHECK: %[[LT:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i8
+// CHECK: linalg.yield %[[LT]] : i1
+// CHECK: linalg.generic
+// CHECK: %[[D:.*]] = arith.divui %{{.*}}, %{{.*}} : i8
+// CHECK: linalg.yield %[[D]] : i8
+// CHECK: linalg.generic
+// CHECK: %[[F:.*]] = arith.uitofp %{{.*}} : i8 to f32
+// CHECK: linalg.yield %[[F]] : f32
+func.func @unsigned_ops(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xi1>, tensor<4xui8>, tensor<4xf32>) {
+  %0 = dlc.compare %a, %b {predicate = "lt"} : tensor<4xui8>, tensor<4xui8> -> tensor<4xi1>
+  %1 = dlc.div %a, %b : tensor<4xui8>, tensor<4xui8> -> tensor<4xui8>
+  %2 = dlc.cast %a {to = f32} : tensor<4xui8> -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xi1>, tensor<4xui8>, tensor<4xf32>
+}
+
+// -----
+
+// Where broadcasts its three operands; f16 elementwise math runs in f32.
+// CHECK-LABEL: func.func @where_f16
+// CHECK: linalg.generic
+// CHECK: %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[Y:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[S:.*]] = arith.select %{{.*}}, %[[X]], %[[Y]] : f32
+// CHECK: %[[T:.*]] = arith.truncf %[[S]] : f32 to f16
+// CHECK: linalg.yield %[[T]] : f16
+func.func @where_f16(%c: tensor<2x1xi1>, %x: tensor<3xf16>, %y: tensor<2x3xf16>) -> tensor<2x3xf16> {
+  %0 = dlc.where %c, %x, %y : (tensor<2x1xi1>, tensor<3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
