@@ -346,6 +346,20 @@ def Dlc_SliceOp : Dlc_Op<"slice", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Dlc_GatherOp : Dlc_Op<"gather", [InferTypeOpAdaptor]> {
+  let summary = "ONNX Gather (elements = false) or GatherElements (elements = true)";
+  let description = [{
+    Gather: out[pre, j..., post] = data[pre, indices[j...], post] along
+    `axis`. GatherElements: out has the indices' shape and
+    out[i] = data[i with dim `axis` replaced by indices[i]]. Negative indices
+    count from the end; `axis` is non-negative.
+  }];
+  let arguments = (ins Dlc_AnyTensor:$data, Dlc_IntOrBoolTensor:$indices, I64Attr:$axis,
+                       BoolAttr:$elements);
+  let results = (outs Dlc_AnyTensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
 def Dlc_TransposeOp : Dlc_Op<"transpose", [InferTypeOpAdaptor]> {
   let summary = "permute dims";
   let arguments = (ins Dlc_AnyTensor:$input, DenseI64ArrayAttr:$perm);

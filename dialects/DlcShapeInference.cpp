@@ -424,3 +424,23 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
   t.push_back(tensorOf(size, in.getElementType()));
   return success();
 }
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &t) {
+  auto data = cast<RankedTensorType>(a.getData().getType());
+  auto idx = cast<RankedTensorType>(a.getIndices().getType());
+  int64_t axis = a.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return fail(l, "gather axis " + Twine(axis) + " out of range for rank " + Twine(data.getRank()));
+  if (a.getElements()) {
+    if (idx.getRank() != data.getRank())
+      return fail(l, "gather_elements: indices and data ranks differ");
+    t.push_back(tensorOf(idx.getShape(), data.getElementType()));
+    return success();
+  }
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  shape.append(idx.getShape().begin(), idx.getShape().end());
+  shape.append(data.getShape().begin() + axis + 1, data.getShape().end());
+  t.push_back(tensorOf(shape, data.getElementType()));
+  return success();
+}

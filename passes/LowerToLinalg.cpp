@@ -1225,6 +1225,55 @@ struct SliceLowering : DlcPattern<dlc::SliceOp> {
   }
 };
 
+/// One generic over the output: the index is read from `indices` (through
+/// its indexing map), wrapped if negative, and the element extracted from
+/// `data`.
+struct GatherLowering : DlcPattern<dlc::GatherOp> {
+  using DlcPattern::DlcPattern;
+  LogicalResult matchAndRewrite(dlc::GatherOp op, Adaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto outType = signlessType(op.getType());
+    auto dataType = tensorType(a.getData());
+    auto idxType = tensorType(a.getIndices());
+    int64_t axis = op.getAxis(), rank = outType.getRank(), q = idxType.getRank();
+    bool elements = op.getElements();
+    // Gather: the indices sit at output dims [axis, axis + q).
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t k = 0; k < q; ++k)
+      idxExprs.push_back(r.getAffineDimExpr(elements ? k : axis + k));
+    AffineMap idxMap = AffineMap::get(rank, 0, idxExprs, r.getContext());
+    bool idxUnsigned = isUnsignedLike(op.getIndices());
+    Value data = a.getData();
+    Value result = buildParallelGeneric(
+        r, loc, outType, a.getIndices(), {idxMap},
+        [&](OpBuilder &b, Location l, ValueRange x) -> Value {
+          Value dim = b.create<arith::ConstantIndexOp>(l, dataType.getDimSize(axis));
+          Value i = idxUnsigned ? b.create<arith::IndexCastUIOp>(l, b.getIndexType(), x[0]).getResult()
+                                : b.create<arith::IndexCastOp>(l, b.getIndexType(), x[0]).getResult();
+          Value zero = b.create<arith::ConstantIndexOp>(l, 0);
+          Value neg = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i, zero);
+          i = b.create<arith::SelectOp>(l, neg, b.create<arith::AddIOp>(l, i, dim), i);
+          // Out-of-range indices are invalid models; clamp so memory stays safe.
+          i = b.create<arith::MaxSIOp>(l, i, zero);
+          i = b.create<arith::MinSIOp>(l, i, b.create<arith::SubIOp>(
+                                                 l, dim, b.create<arith::ConstantIndexOp>(l, 1)));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < dataType.getRank(); ++d) {
+            if (d == axis) {
+              coords.push_back(i);
+              continue;
+            }
+            int64_t outDim = elements || d < axis ? d : d + q - 1;
+            coords.push_back(b.create<linalg::IndexOp>(l, outDim));
+          }
+          return b.create<tensor::ExtractOp>(l, data, coords);
+        });
+    r.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct TransposeLowering : DlcPattern<dlc::TransposeOp> {
   using DlcPattern::DlcPattern;
   LogicalResult matchAndRewrite(dlc::TransposeOp op, Adaptor a,
@@ -1313,7 +1362,8 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  SoftmaxLowering<dlc::LogSoftmaxOp>, ReduceLowering,
                  GlobalAveragePoolLowering, BatchNormLowering,
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
-                 TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering>(converter, ctx);
+                 TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering,
+                 GatherLowering>(converter, ctx);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
   }

@@ -129,6 +129,18 @@ private:
     return builder.getNamedAttr(name, builder.getF32FloatAttr(attrFloat(name, dflt)));
   }
   bool importLogical();
+  bool importComposite();
+  // Builders for composite ops (decomposed into dlc ops at import).
+  Value scalarLike(Value like, double v);
+  Value constOf(int32_t dtype, std::vector<int64_t> shape, std::vector<double> vals);
+  Value reshapeTo(Value x, ArrayRef<int64_t> shape);
+  Value reduce(Value x, const char *kind, ArrayRef<int64_t> axes, bool keepdims);
+  Value cmp(Value a, Value b, const char *pred) {
+    return build<dlc::CompareOp>({a, b}, {builder.getNamedAttr("predicate", builder.getStringAttr(pred))});
+  }
+  Value where(Value c, Value a, Value b) { return build<dlc::WhereOp>({c, a, b}); }
+  Value negLogLikelihood(Value logProb, Value target, Value weight, std::optional<int64_t> ignore,
+                         const std::string &reduction);
   void requireSameElementType(Value a, Value b) {
     if (typeOf(a).getElementType() != typeOf(b).getElementType())
       failNode("operands have different element types (" + dtypeName(dtypeOf(a.getType())) +
@@ -328,10 +340,16 @@ Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
 }
 
 Value Importer::value(int idx) {
+  if (hasInput(idx))
+    if (auto c = consts.find(node->input(idx)); c != consts.end() && c->second.numel() == 0)
+      failNode("zero-size tensors (input '" + node->input(idx) + "') are not supported");
   if (!hasInput(idx))
     failNode("missing required input #" + std::to_string(idx));
   const std::string &name = node->input(idx);
   auto it = values.find(name);
+  // Zero-size results may exist (an empty Split part) but not be used.
+  if (it != values.end() && cast<RankedTensorType>(it->second.getType()).getNumElements() == 0)
+    failNode("zero-size tensors (input '" + name + "') are not supported");
   if (it != values.end())
     return it->second;
   auto c = consts.find(name);
@@ -724,6 +742,163 @@ bool Importer::importElementwise() {
       acc = build<dlc::MulOp>({acc, makeConstant(node->output(0) + ".inv_count", inv)});
     }
     setOutput(0, acc);
+    return true;
+  }
+  return false;
+}
+
+Value Importer::constOf(int32_t dtype, std::vector<int64_t> shape, std::vector<double> vals) {
+  ConstTensor c;
+  c.dtype = dlc::kFloat64;
+  c.shape = std::move(shape);
+  c.f = std::move(vals);
+  std::string name = (node->name().empty() ? node->op_type() : node->name()) + ".const" +
+                     std::to_string(resourceCounter);
+  return makeConstant(name, castConst(c, dtype));
+}
+
+/// A rank-0 constant of `like`'s element type (broadcasts anywhere).
+Value Importer::scalarLike(Value like, double v) {
+  return constOf(dtypeOf(like.getType()), {}, {v});
+}
+
+Value Importer::reshapeTo(Value x, ArrayRef<int64_t> shape) {
+  if (typeOf(x).getShape() == shape)
+    return x;
+  return build<dlc::ReshapeOp>(x, {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),
+                                   builder.getNamedAttr("allowzero", builder.getBoolAttr(true))});
+}
+
+Value Importer::reduce(Value x, const char *kind, ArrayRef<int64_t> axes, bool keepdims) {
+  return build<dlc::ReduceOp>(x, {builder.getNamedAttr("kind", builder.getStringAttr(kind)),
+                                  builder.getNamedAttr("axes", builder.getDenseI64ArrayAttr(axes)),
+                                  builder.getNamedAttr("keepdims", builder.getBoolAttr(keepdims))});
+}
+
+/// NegativeLogLikelihoodLoss on [N, C, d...] log-probabilities: the class
+/// picked per element through a one-hot mask (target == class), weighted;
+/// ignored and out-of-range targets weigh 0.
+Value Importer::negLogLikelihood(Value logProb, Value target, Value weight,
+                                 std::optional<int64_t> ignore, const std::string &reduction) {
+  auto in = typeOf(logProb);
+  auto tt = typeOf(target);
+  if (in.getRank() < 2 || tt.getRank() != in.getRank() - 1)
+    failNode("input must be [N, C, d...] and target [N, d...]");
+  if (!isa<IntegerType>(tt.getElementType()))
+    failNode("target must be an integer tensor");
+  int64_t c = in.getDimSize(1), rank = in.getRank();
+  std::vector<double> classes(c);
+  for (int64_t k = 0; k < c; ++k)
+    classes[k] = k;
+  std::vector<int64_t> classShape(rank, 1), tShape(tt.getShape().begin(), tt.getShape().end());
+  classShape[1] = c;
+  tShape.insert(tShape.begin() + 1, 1);
+  Value mask = cmp(reshapeTo(target, tShape), constOf(dtypeOf(tt), classShape, classes), "eq");
+  Value zero = scalarLike(logProb, 0.0);
+  Value picked = reduce(where(mask, logProb, zero), "sum", {1}, false);
+  Value w = weight ? reshapeTo(weight, classShape) : scalarLike(logProb, 1.0);
+  Value wsel = reduce(where(mask, w, zero), "sum", {1}, false);
+  if (ignore) {
+    Value valid = unary<dlc::NotOp>(cmp(target, constOf(dtypeOf(tt), {}, {(double)*ignore}), "eq"));
+    wsel = where(valid, wsel, zero);
+  }
+  Value loss = unary<dlc::NegOp>(build<dlc::MulOp>({picked, wsel}));
+  if (reduction == "none")
+    return loss;
+  Value total = reduce(loss, "sum", {}, false);
+  if (reduction == "sum")
+    return total;
+  if (reduction != "mean")
+    failNode("unsupported reduction '" + reduction + "'");
+  return build<dlc::DivOp>({total, reduce(wsel, "sum", {}, false)});
+}
+
+/// Ops imported as compositions of dlc ops: Trilu, the losses, Layer/RMS
+/// normalization.
+bool Importer::importComposite() {
+  const std::string &op = node->op_type();
+  if (op == "Gather" || op == "GatherElements") {
+    allowOnlyAttrs({"axis"});
+    Value data = value(0), idx = value(1);
+    int64_t axis = normAxis(attrInt("axis", 0), typeOf(data).getRank());
+    setOutput(0, build<dlc::GatherOp>(
+                     {data, idx}, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+                                   builder.getNamedAttr("elements", builder.getBoolAttr(op == "GatherElements"))}));
+    return true;
+  }
+  if (op == "Trilu") {
+    allowOnlyAttrs({"upper"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    if (t.getRank() < 2)
+      failNode("Trilu needs rank >= 2");
+    int64_t k = 0;
+    if (hasInput(1)) {
+      const ConstTensor *kc = constInput(1);
+      if (!kc || !kc->isInt() || kc->numel() != 1)
+        failNode("k must be a constant scalar (bind it with --bind)");
+      k = kc->i[0];
+    }
+    bool upper = attrInt("upper", 1);
+    int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
+    std::vector<double> keep(rows * cols);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        keep[i * cols + j] = upper ? j - i >= k : j - i <= k;
+    setOutput(0, where(constOf(dlc::kBool, {rows, cols}, keep), x, scalarLike(x, 0)));
+    return true;
+  }
+  if (op == "NegativeLogLikelihoodLoss" || op == "SoftmaxCrossEntropyLoss") {
+    allowOnlyAttrs({"ignore_index", "reduction"});
+    std::optional<int64_t> ignore;
+    if (attr("ignore_index"))
+      ignore = attrInt("ignore_index", 0);
+    std::string reduction = attrString("reduction", "mean");
+    Value x = value(0), weight = hasInput(2) ? value(2) : Value();
+    if (op == "SoftmaxCrossEntropyLoss") {
+      Location loc = NameLoc::get(builder.getStringAttr(node->name()));
+      x = builder.create<dlc::LogSoftmaxOp>(loc, x.getType(), x, builder.getI64IntegerAttr(1),
+                                            builder.getBoolAttr(false));
+      setOutput(1, x);
+    }
+    setOutput(0, negLogLikelihood(x, value(1), weight, ignore, reduction));
+    return true;
+  }
+  if (op == "LayerNormalization" || op == "RMSNormalization") {
+    bool rms = op == "RMSNormalization";
+    allowOnlyAttrs({"axis", "epsilon", "stash_type"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    int64_t axis = normAxis(attrInt("axis", -1), t.getRank());
+    std::vector<int64_t> axes;
+    for (int64_t a = axis; a < t.getRank(); ++a)
+      axes.push_back(a);
+    // stash_type 1 (the default): statistics in float32.
+    Type orig = t.getElementType();
+    bool stash = attrInt("stash_type", 1) == 1 && !orig.isF32() && !orig.isF64();
+    auto castTo = [&](Value v, Type e) {
+      return build<dlc::CastOp>(v, {builder.getNamedAttr("to", TypeAttr::get(e))});
+    };
+    Value xs = stash ? castTo(x, builder.getF32Type()) : x;
+    Value eps = scalarLike(xs, attrFloat("epsilon", 1e-5f));
+    Value centered = xs, mean;
+    if (!rms) {
+      mean = reduce(xs, "mean", axes, true);
+      centered = build<dlc::SubOp>({xs, mean});
+    }
+    Value var = reduce(build<dlc::MulOp>({centered, centered}), "mean", axes, true);
+    Value invStd = unary<dlc::ReciprocalOp>(unary<dlc::SqrtOp>(build<dlc::AddOp>({var, eps})));
+    Value y = build<dlc::MulOp>({centered, invStd});
+    if (stash)
+      y = castTo(y, orig);
+    y = build<dlc::MulOp>({y, value(1)});
+    if (hasInput(2))
+      y = build<dlc::AddOp>({y, value(2)});
+    setOutput(0, y);
+    if (!rms) {
+      setOutput(1, mean);
+      setOutput(2, invStd);
+    }
     return true;
   }
   return false;
@@ -1176,6 +1351,8 @@ void Importer::importNode() {
   }
   if (importLogical())
     return;
+  if (importComposite())
+    return;
   if (op == "Conv")
     return importConv();
   if (op == "MaxPool" || op == "AveragePool")
@@ -1278,8 +1455,13 @@ void Importer::importNode() {
   if (op == "Concat") {
     allowOnlyAttrs({"axis"});
     SmallVector<Value> ins;
-    for (int i = 0; i < node->input_size(); ++i)
+    for (int i = 0; i < node->input_size(); ++i) {
+      // Empty parts (a zero-size Split piece) add nothing.
+      auto it = values.find(node->input(i));
+      if (it != values.end() && typeOf(it->second).getNumElements() == 0)
+        continue;
       ins.push_back(value(i));
+    }
     if (ins.empty())
       failNode("Concat needs at least one input");
     int64_t axis = normAxis(attrInt("axis", opset < 4 ? 1 : 0), typeOf(ins[0]).getRank());
@@ -1452,6 +1634,8 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
           fail("graph output '" + vi.name() + "' is not computed by any node");
       }
       auto t = typeOf(it->second);
+      if (t.getNumElements() == 0)
+        fail("graph output '" + vi.name() + "' has zero elements, which dlc does not support");
       results.push_back(it->second);
       out.outputs.push_back({vi.name(), dtypeOf(t),
                              std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});
