@@ -30,6 +30,7 @@
 #include <functional>
 #include <fstream>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -130,6 +131,7 @@ private:
   }
   bool importLogical();
   bool importComposite();
+  void importAttention();
   // Builders for composite ops (decomposed into dlc ops at import).
   Value scalarLike(Value like, double v);
   Value constOf(int32_t dtype, std::vector<int64_t> shape, std::vector<double> vals);
@@ -813,6 +815,123 @@ Value Importer::negLogLikelihood(Value logProb, Value target, Value weight,
   return build<dlc::DivOp>({total, reduce(wsel, "sum", {}, false)});
 }
 
+/// Attention (opset 23/24) as ONNX's reference computes it: heads split
+/// for 3-D inputs, past K/V concatenated, K/V heads repeated for grouped
+/// queries, Q and K each scaled by sqrt(scale), softcap, mask and causal
+/// bias, a softmax whose fully masked rows give 0, and the value matmul.
+void Importer::importAttention() {
+  allowOnlyAttrs({"is_causal", "kv_num_heads", "q_num_heads", "qk_matmul_output_mode", "scale",
+                  "softcap", "softmax_precision"});
+  if (hasInput(6))
+    failNode("nonpad_kv_seqlen is not supported");
+  Value q = value(0), k = value(1), v = value(2);
+  auto perm = [&](Value x, ArrayRef<int64_t> p) {
+    return build<dlc::TransposeOp>(x, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(p))});
+  };
+  int64_t rank = typeOf(q).getRank();
+  if (rank != 3 && rank != 4)
+    failNode("Q must be 3-D or 4-D");
+  auto splitHeads = [&](Value x, int64_t heads) {
+    auto s = typeOf(x).getShape();
+    if (heads <= 0 || s[2] % heads)
+      failNode("hidden size " + std::to_string(s[2]) + " does not split into " +
+               std::to_string(heads) + " heads");
+    return perm(reshapeTo(x, {s[0], s[1], heads, s[2] / heads}), {0, 2, 1, 3});
+  };
+  if (rank == 3) {
+    int64_t qh = attrInt("q_num_heads", 0), kvh = attrInt("kv_num_heads", 0);
+    q = splitHeads(q, qh);
+    k = splitHeads(k, kvh);
+    v = splitHeads(v, kvh);
+  }
+  bool hasPast = hasInput(4) && hasInput(5);
+  int64_t pastLen = 0;
+  auto concat2 = [&](Value a, Value b) {
+    return build<dlc::ConcatOp>({a, b}, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(2))});
+  };
+  if (hasPast) {
+    pastLen = typeOf(value(4)).getDimSize(2);
+    k = concat2(value(4), k);
+    v = concat2(value(5), v);
+  }
+  setOutput(1, k);
+  setOutput(2, v);
+  auto qs = typeOf(q).getShape(), ks = typeOf(k).getShape();
+  int64_t batch = qs[0], hq = qs[1], seq = qs[2], hkv = ks[1], len = ks[2], d = qs[3];
+  if (hq != hkv) {
+    if (hq % hkv)
+      failNode("query heads are not a multiple of key/value heads");
+    auto repeat = [&](Value x) {
+      auto s = typeOf(x).getShape();
+      Value e = build<dlc::ExpandOp>(reshapeTo(x, {s[0], s[1], 1, s[2], s[3]}),
+                                     {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(
+                                                                        {s[0], s[1], hq / hkv, s[2], s[3]}))});
+      return reshapeTo(e, {s[0], hq, s[2], s[3]});
+    };
+    k = repeat(k);
+    v = repeat(v);
+  }
+  double scale = attr("scale") ? attrFloat("scale", 1.0f) : 1.0 / std::sqrt((double)d);
+  Value sq = scalarLike(q, std::sqrt(scale));
+  Value qk = build<dlc::MatMulOp>({build<dlc::MulOp>({q, sq}),
+                                   build<dlc::MulOp>({perm(k, {0, 1, 3, 2}), sq})});
+  double softcap = attrFloat("softcap", 0.0f);
+  if (softcap > 0)
+    qk = build<dlc::MulOp>({unary<dlc::TanhOp>(build<dlc::DivOp>({qk, scalarLike(qk, softcap)})),
+                            scalarLike(qk, softcap)});
+  Value qkOut = qk;
+  // The additive bias: the mask (bool: 0 or -inf, padded to the kv length)
+  // plus the causal part.
+  Value bias;
+  double inf = std::numeric_limits<double>::infinity();
+  if (hasInput(3)) {
+    Value mask = value(3);
+    auto ms = typeOf(mask).getShape();
+    bool isBool = typeOf(mask).getElementType().isInteger(1);
+    if (ms.back() < len) {
+      std::vector<int64_t> padShape(ms.begin(), ms.end());
+      padShape.back() = len - ms.back();
+      std::vector<double> fill(std::accumulate(padShape.begin(), padShape.end(), (int64_t)1,
+                                               std::multiplies<int64_t>()),
+                               isBool ? 0.0 : -inf);
+      Value pad = constOf(dtypeOf(mask.getType()), padShape, fill);
+      mask = build<dlc::ConcatOp>({mask, pad}, {builder.getNamedAttr(
+                                                    "axis", builder.getI64IntegerAttr(ms.size() - 1))});
+    }
+    bias = isBool ? where(mask, scalarLike(q, 0), scalarLike(q, -inf)) : mask;
+  }
+  if (attrInt("is_causal", 0)) {
+    std::vector<double> causal(seq * len);
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < len; ++j)
+        causal[i * len + j] = j <= i + pastLen ? 0.0 : -inf;
+    Value c = constOf(dtypeOf(q.getType()), {seq, len}, causal);
+    bias = bias ? build<dlc::AddOp>({bias, c}) : c;
+  }
+  if (bias)
+    qk = build<dlc::AddOp>({qk, bias});
+  int64_t mode = attrInt("qk_matmul_output_mode", 0);
+  if (mode == 2)
+    qkOut = qk;
+  Location loc = NameLoc::get(builder.getStringAttr(node->name()));
+  Value p = builder.create<dlc::SoftmaxOp>(loc, qk.getType(), qk,
+                                           builder.getI64IntegerAttr(typeOf(qk).getRank() - 1),
+                                           builder.getBoolAttr(false));
+  if (bias) {
+    // Rows that the bias masks completely attend to nothing.
+    int64_t br = typeOf(bias).getRank();
+    Value rowMax = reduce(bias, "max", {br - 1}, true);
+    p = where(cmp(rowMax, scalarLike(rowMax, -inf), "eq"), scalarLike(p, 0), p);
+  }
+  if (mode == 3)
+    qkOut = p;
+  Value y = build<dlc::MatMulOp>({p, v});
+  if (rank == 3)
+    y = reshapeTo(perm(y, {0, 2, 1, 3}), {batch, seq, hq * typeOf(v).getDimSize(3)});
+  setOutput(0, y);
+  setOutput(3, qkOut);
+}
+
 /// Ops imported as compositions of dlc ops: Trilu, the losses, Layer/RMS
 /// normalization.
 bool Importer::importComposite() {
@@ -826,6 +945,8 @@ bool Importer::importComposite() {
                                    builder.getNamedAttr("elements", builder.getBoolAttr(op == "GatherElements"))}));
     return true;
   }
+  if (op == "Attention")
+    return importAttention(), true;
   if (op == "Trilu") {
     allowOnlyAttrs({"upper"});
     Value x = value(0);
