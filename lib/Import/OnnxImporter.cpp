@@ -132,6 +132,7 @@ private:
   bool importLogical();
   bool importComposite();
   void importAttention();
+  void importPad();
   // Builders for composite ops (decomposed into dlc ops at import).
   Value scalarLike(Value like, double v);
   Value constOf(int32_t dtype, std::vector<int64_t> shape, std::vector<double> vals);
@@ -932,6 +933,87 @@ void Importer::importAttention() {
   setOutput(3, qkOut);
 }
 
+/// Pad in constant and edge modes: per axis, blocks concatenated before
+/// and after (a constant, or the edge slice expanded); negative pads slice.
+void Importer::importPad() {
+  std::string mode = attrString("mode", "constant");
+  std::vector<int64_t> pads, axes;
+  double fill = 0;
+  Value x = value(0);
+  int64_t rank = typeOf(x).getRank();
+  if (opset < 11) {
+    allowOnlyAttrs({"mode", "pads", "value"});
+    pads = attrInts("pads").value_or(std::vector<int64_t>{});
+    fill = attrFloat("value", 0.0f);
+  } else {
+    allowOnlyAttrs({"mode"});
+    const ConstTensor *p = constInput(1);
+    if (!p || !p->isInt())
+      failNode("pads must be a constant (bind it with --bind)");
+    pads = p->i;
+    if (hasInput(2)) {
+      const ConstTensor *v = constInput(2);
+      if (!v || v->numel() != 1)
+        failNode("constant_value must be a constant scalar (bind it with --bind)");
+      fill = v->asDouble(0);
+    }
+    if (hasInput(3)) {
+      const ConstTensor *a = constInput(3);
+      if (!a || !a->isInt())
+        failNode("axes must be a constant (bind it with --bind)");
+      axes = a->i;
+    }
+  }
+  if (axes.empty())
+    for (int64_t a = 0; a < rank; ++a)
+      axes.push_back(a);
+  if (pads.size() != 2 * axes.size())
+    failNode("pads must hold two values per axis");
+  if (mode != "constant" && mode != "edge")
+    failNode("pad mode '" + mode + "' is not supported (constant and edge are)");
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t axis = normAxis(axes[i], rank);
+    int64_t before = pads[i], after = pads[i + axes.size()];
+    auto shape = typeOf(x).getShape();
+    if (before < 0 || after < 0) {
+      // Negative pads crop.
+      std::vector<int64_t> off(rank, 0), size(shape.begin(), shape.end()), step(rank, 1);
+      int64_t b = std::max<int64_t>(0, -before), e = std::max<int64_t>(0, -after);
+      if (b + e >= shape[axis])
+        failNode("negative pads remove the whole axis");
+      off[axis] = b;
+      size[axis] = shape[axis] - b - e;
+      x = slice(x, off, size, step);
+      before = std::max<int64_t>(0, before);
+      after = std::max<int64_t>(0, after);
+      shape = typeOf(x).getShape();
+    }
+    auto block = [&](int64_t width, bool atStart) -> Value {
+      std::vector<int64_t> bs(shape.begin(), shape.end());
+      bs[axis] = width;
+      if (mode == "constant")
+        return constOf(dtypeOf(x.getType()), bs,
+                       std::vector<double>(std::accumulate(bs.begin(), bs.end(), (int64_t)1,
+                                                           std::multiplies<int64_t>()),
+                                           fill));
+      std::vector<int64_t> off(rank, 0), size(shape.begin(), shape.end()), step(rank, 1);
+      off[axis] = atStart ? 0 : shape[axis] - 1;
+      size[axis] = 1;
+      return build<dlc::ExpandOp>(slice(x, off, size, step),
+                                  {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(bs))});
+    };
+    SmallVector<Value> parts;
+    if (before)
+      parts.push_back(block(before, true));
+    parts.push_back(x);
+    if (after)
+      parts.push_back(block(after, false));
+    if (parts.size() > 1)
+      x = build<dlc::ConcatOp>(parts, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
+  }
+  setOutput(0, x);
+}
+
 /// Ops imported as compositions of dlc ops: Trilu, the losses, Layer/RMS
 /// normalization.
 bool Importer::importComposite() {
@@ -947,6 +1029,28 @@ bool Importer::importComposite() {
   }
   if (op == "Attention")
     return importAttention(), true;
+  if (op == "ArgMax" || op == "ArgMin") {
+    // The first (or last) position equal to the max/min: a compare with the
+    // reduced value, then the smallest (largest) matching index.
+    allowOnlyAttrs({"axis", "keepdims", "select_last_index"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    int64_t axis = normAxis(attrInt("axis", 0), t.getRank()), n = t.getDimSize(axis);
+    bool last = attrInt("select_last_index", 0), keep = attrInt("keepdims", 1);
+    Value best = reduce(x, op == "ArgMax" ? "max" : "min", {axis}, true);
+    std::vector<int64_t> iotaShape(t.getRank(), 1);
+    iotaShape[axis] = n;
+    std::vector<double> iota(n);
+    for (int64_t k = 0; k < n; ++k)
+      iota[k] = k;
+    Value idx = constOf(dlc::kInt64, iotaShape, iota);
+    Value none = constOf(dlc::kInt64, {}, {last ? -1.0 : (double)n});
+    Value hits = where(cmp(x, best, "eq"), idx, none);
+    setOutput(0, reduce(hits, last ? "max" : "min", {axis}, keep));
+    return true;
+  }
+  if (op == "Pad")
+    return importPad(), true;
   if (op == "Trilu") {
     allowOnlyAttrs({"upper"});
     Value x = value(0);
