@@ -1051,6 +1051,13 @@ bool Importer::importComposite() {
   }
   if (op == "Pad")
     return importPad(), true;
+  if (op == "Swish") {
+    allowOnlyAttrs({"alpha"});
+    Value x = value(0);
+    Value ax = build<dlc::MulOp>({x, scalarLike(x, attrFloat("alpha", 1.0f))});
+    setOutput(0, build<dlc::MulOp>({x, unary<dlc::SigmoidOp>(ax)}));
+    return true;
+  }
   if (op == "Trilu") {
     allowOnlyAttrs({"upper"});
     Value x = value(0);
@@ -1533,8 +1540,6 @@ void Importer::importNode() {
   }
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout") {
-      if (node->output_size() > 1 && !node->output(1).empty())
-        failNode("the mask output of Dropout is not supported");
       if (hasInput(2) && !constInput(2))
         failNode("training_mode must be a constant (bind it with --bind)");
       if (const ConstTensor *t = constInput(2); t && !t->i.empty() && t->i[0])
@@ -1544,6 +1549,17 @@ void Importer::importNode() {
       consts[node->output(0)] = *c;
     else
       setOutput(0, value(0)); // inference: forward the input
+    if (op == "Dropout" && node->output_size() > 1 && !node->output(1).empty()) {
+      // Inference drops nothing: the mask is all true.
+      ConstTensor mask;
+      mask.dtype = dlc::kBool;
+      auto shape = constInput(0) ? constInput(0)->shape
+                                 : std::vector<int64_t>(typeOf(value(0)).getShape().begin(),
+                                                        typeOf(value(0)).getShape().end());
+      mask.shape = shape;
+      mask.i.assign(mask.numel(), 1);
+      consts[node->output(1)] = mask;
+    }
     return;
   }
   if (foldIntNode())
