@@ -1159,12 +1159,11 @@ bool Importer::importLogical() {
       failNode("legacy axis broadcasting is not supported");
     Value a = value(0), b = value(1);
     requireSameElementType(a, b);
-    char kind = op.back() == 'd' ? 'a' : op.back() == 'r' && op[op.size() - 2] == 'o' ? 'x' : 'o';
-    if (op == "Or" || op == "BitwiseOr")
-      kind = 'o';
-    setOutput(0, kind == 'a'   ? build<dlc::AndOp>({a, b})
-                 : kind == 'o' ? build<dlc::OrOp>({a, b})
-                               : build<dlc::XorOp>({a, b}));
+    // Logical (bool) and bitwise (integer) forms are one op each.
+    bool isAnd = op == "And" || op == "BitwiseAnd", isOr = op == "Or" || op == "BitwiseOr";
+    setOutput(0, isAnd  ? build<dlc::AndOp>({a, b})
+                 : isOr ? build<dlc::OrOp>({a, b})
+                        : build<dlc::XorOp>({a, b}));
     return true;
   }
   if (op == "Not" || op == "BitwiseNot") {
