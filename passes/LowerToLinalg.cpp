@@ -59,8 +59,8 @@ Value scalarConst(OpBuilder &b, Location loc, Type t, double v) {
   return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, i));
 }
 
-/// A float constant of `like`'s type (the element type inside bodies).
-Value floatConst(OpBuilder &b, Location loc, Value like, double v) {
+/// A constant of `like`'s type (a scalar element inside bodies).
+Value constLike(OpBuilder &b, Location loc, Value like, double v) {
   return scalarConst(b, loc, like.getType(), v);
 }
 
@@ -236,13 +236,13 @@ struct ElementwiseLowering : DlcPattern<OpTy> {
 template <>
 Value ElementwiseLowering<dlc::ReluOp>::body(dlc::ReluOp, OpBuilder &b,
                                              Location loc, ValueRange x) {
-  return b.create<arith::MaximumFOp>(loc, x[0], floatConst(b, loc, x[0], 0.0));
+  return b.create<arith::MaximumFOp>(loc, x[0], constLike(b, loc, x[0], 0.0));
 }
 template <>
 Value ElementwiseLowering<dlc::SigmoidOp>::body(dlc::SigmoidOp, OpBuilder &b,
                                                 Location loc, ValueRange x) {
   Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x[0]));
-  Value one = floatConst(b, loc, x[0], 1.0);
+  Value one = constLike(b, loc, x[0], 1.0);
   return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, e));
 }
 template <>
@@ -272,9 +272,9 @@ Value ElementwiseLowering<dlc::ClipOp>::body(dlc::ClipOp op, OpBuilder &b,
     return v;
   }
   Value lo = b.create<arith::MaximumFOp>(
-      loc, x[0], floatConst(b, loc, x[0], op.getMin().convertToFloat()));
+      loc, x[0], constLike(b, loc, x[0], op.getMin().convertToFloat()));
   return b.create<arith::MinimumFOp>(loc, lo,
-                                     floatConst(b, loc, x[0], op.getMax().convertToFloat()));
+                                     constLike(b, loc, x[0], op.getMax().convertToFloat()));
 }
 template <>
 Value ElementwiseLowering<dlc::AddOp>::body(dlc::AddOp, OpBuilder &b,
@@ -340,14 +340,14 @@ Value select(OpBuilder &b, Location loc, arith::CmpFPredicate pred, Value lhs, V
 }
 Value softplus(OpBuilder &b, Location loc, Value x) {
   // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x.
-  Value m = b.create<arith::MaximumFOp>(loc, x, floatConst(b, loc, x, 0.0));
+  Value m = b.create<arith::MaximumFOp>(loc, x, constLike(b, loc, x, 0.0));
   Value e = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
   return b.create<arith::AddFOp>(loc, m, b.create<math::Log1pOp>(loc, e));
 }
 Value expm1Scaled(OpBuilder &b, Location loc, Value x, double alpha) {
   Value e = b.create<math::ExpOp>(loc, x);
-  return b.create<arith::MulFOp>(loc, floatConst(b, loc, x, alpha),
-                                 b.create<arith::SubFOp>(loc, e, floatConst(b, loc, x, 1.0)));
+  return b.create<arith::MulFOp>(loc, constLike(b, loc, x, alpha),
+                                 b.create<arith::SubFOp>(loc, e, constLike(b, loc, x, 1.0)));
 }
 } // namespace
 
@@ -365,28 +365,28 @@ Value ElementwiseLowering<dlc::NegOp>::body(dlc::NegOp, OpBuilder &b, Location l
                                             ValueRange x) {
   if (isFloatValue(x[0]))
     return b.create<arith::NegFOp>(loc, x[0]);
-  return b.create<arith::SubIOp>(loc, floatConst(b, loc, x[0], 0), x[0]);
+  return b.create<arith::SubIOp>(loc, constLike(b, loc, x[0], 0), x[0]);
 }
 template <>
 Value ElementwiseLowering<dlc::ReciprocalOp>::body(dlc::ReciprocalOp, OpBuilder &b,
                                                    Location loc, ValueRange x) {
-  return b.create<arith::DivFOp>(loc, floatConst(b, loc, x[0], 1.0), x[0]);
+  return b.create<arith::DivFOp>(loc, constLike(b, loc, x[0], 1.0), x[0]);
 }
 template <>
 Value ElementwiseLowering<dlc::SignOp>::body(dlc::SignOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
-  Value zero = floatConst(b, loc, x[0], 0.0);
+  Value zero = constLike(b, loc, x[0], 0.0);
   if (!isFloatValue(x[0])) {
-    Value one = floatConst(b, loc, x[0], 1.0);
+    Value one = constLike(b, loc, x[0], 1.0);
     Value pos = b.create<arith::SelectOp>(
         loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x[0], zero), one, zero);
     if (isUnsignedTensor(op.getInput()))
       return pos;
     Value neg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[0], zero);
-    return b.create<arith::SelectOp>(loc, neg, floatConst(b, loc, x[0], -1.0), pos);
+    return b.create<arith::SelectOp>(loc, neg, constLike(b, loc, x[0], -1.0), pos);
   }
-  Value pos = select(b, loc, arith::CmpFPredicate::OGT, x[0], zero, floatConst(b, loc, x[0], 1.0), zero);
-  Value neg = select(b, loc, arith::CmpFPredicate::OLT, x[0], zero, floatConst(b, loc, x[0], -1.0), pos);
+  Value pos = select(b, loc, arith::CmpFPredicate::OGT, x[0], zero, constLike(b, loc, x[0], 1.0), zero);
+  Value neg = select(b, loc, arith::CmpFPredicate::OLT, x[0], zero, constLike(b, loc, x[0], -1.0), pos);
   // NaN stays NaN.
   return select(b, loc, arith::CmpFPredicate::UNO, x[0], x[0], x[0], neg);
 }
@@ -398,7 +398,7 @@ Value ElementwiseLowering<dlc::SoftplusOp>::body(dlc::SoftplusOp, OpBuilder &b,
 template <>
 Value ElementwiseLowering<dlc::SoftsignOp>::body(dlc::SoftsignOp, OpBuilder &b,
                                                  Location loc, ValueRange x) {
-  Value d = b.create<arith::AddFOp>(loc, floatConst(b, loc, x[0], 1.0), b.create<math::AbsFOp>(loc, x[0]));
+  Value d = b.create<arith::AddFOp>(loc, constLike(b, loc, x[0], 1.0), b.create<math::AbsFOp>(loc, x[0]));
   return b.create<arith::DivFOp>(loc, x[0], d);
 }
 template <>
@@ -409,21 +409,21 @@ Value ElementwiseLowering<dlc::MishOp>::body(dlc::MishOp, OpBuilder &b, Location
 template <>
 Value ElementwiseLowering<dlc::LeakyReluOp>::body(dlc::LeakyReluOp op, OpBuilder &b,
                                                   Location loc, ValueRange x) {
-  Value scaled = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], op.getAlpha().convertToFloat()));
-  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, x[0], 0.0), x[0], scaled);
+  Value scaled = b.create<arith::MulFOp>(loc, x[0], constLike(b, loc, x[0], op.getAlpha().convertToFloat()));
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], constLike(b, loc, x[0], 0.0), x[0], scaled);
 }
 template <>
 Value ElementwiseLowering<dlc::EluOp>::body(dlc::EluOp op, OpBuilder &b, Location loc,
                                             ValueRange x) {
   Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
-  return select(b, loc, arith::CmpFPredicate::OGE, x[0], floatConst(b, loc, x[0], 0.0), x[0], neg);
+  return select(b, loc, arith::CmpFPredicate::OGE, x[0], constLike(b, loc, x[0], 0.0), x[0], neg);
 }
 template <>
 Value ElementwiseLowering<dlc::CeluOp>::body(dlc::CeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
   double alpha = op.getAlpha().convertToFloat();
-  Value zero = floatConst(b, loc, x[0], 0.0);
-  Value e = expm1Scaled(b, loc, b.create<arith::DivFOp>(loc, x[0], floatConst(b, loc, x[0], alpha)), alpha);
+  Value zero = constLike(b, loc, x[0], 0.0);
+  Value e = expm1Scaled(b, loc, b.create<arith::DivFOp>(loc, x[0], constLike(b, loc, x[0], alpha)), alpha);
   return b.create<arith::AddFOp>(loc, b.create<arith::MaximumFOp>(loc, x[0], zero),
                                  b.create<arith::MinimumFOp>(loc, e, zero));
 }
@@ -431,47 +431,47 @@ template <>
 Value ElementwiseLowering<dlc::SeluOp>::body(dlc::SeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
   Value neg = expm1Scaled(b, loc, x[0], op.getAlpha().convertToFloat());
-  Value v = select(b, loc, arith::CmpFPredicate::OGT, x[0], floatConst(b, loc, x[0], 0.0), x[0], neg);
-  return b.create<arith::MulFOp>(loc, v, floatConst(b, loc, x[0], op.getGamma().convertToFloat()));
+  Value v = select(b, loc, arith::CmpFPredicate::OGT, x[0], constLike(b, loc, x[0], 0.0), x[0], neg);
+  return b.create<arith::MulFOp>(loc, v, constLike(b, loc, x[0], op.getGamma().convertToFloat()));
 }
 template <>
 Value ElementwiseLowering<dlc::HardSigmoidOp>::body(dlc::HardSigmoidOp op, OpBuilder &b,
                                                     Location loc, ValueRange x) {
-  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, x[0], op.getAlpha().convertToFloat()),
-                                  floatConst(b, loc, x[0], op.getBeta().convertToFloat()));
-  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, x[0], 0.0));
-  return b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, x[0], 1.0));
+  Value v = b.create<math::FmaOp>(loc, x[0], constLike(b, loc, x[0], op.getAlpha().convertToFloat()),
+                                  constLike(b, loc, x[0], op.getBeta().convertToFloat()));
+  v = b.create<arith::MaximumFOp>(loc, v, constLike(b, loc, x[0], 0.0));
+  return b.create<arith::MinimumFOp>(loc, v, constLike(b, loc, x[0], 1.0));
 }
 template <>
 Value ElementwiseLowering<dlc::HardSwishOp>::body(dlc::HardSwishOp, OpBuilder &b,
                                                   Location loc, ValueRange x) {
-  Value v = b.create<math::FmaOp>(loc, x[0], floatConst(b, loc, x[0], 1.0 / 6.0), floatConst(b, loc, x[0], 0.5));
-  v = b.create<arith::MaximumFOp>(loc, v, floatConst(b, loc, x[0], 0.0));
-  v = b.create<arith::MinimumFOp>(loc, v, floatConst(b, loc, x[0], 1.0));
+  Value v = b.create<math::FmaOp>(loc, x[0], constLike(b, loc, x[0], 1.0 / 6.0), constLike(b, loc, x[0], 0.5));
+  v = b.create<arith::MaximumFOp>(loc, v, constLike(b, loc, x[0], 0.0));
+  v = b.create<arith::MinimumFOp>(loc, v, constLike(b, loc, x[0], 1.0));
   return b.create<arith::MulFOp>(loc, x[0], v);
 }
 template <>
 Value ElementwiseLowering<dlc::ThresholdedReluOp>::body(dlc::ThresholdedReluOp op, OpBuilder &b,
                                                         Location loc, ValueRange x) {
   return select(b, loc, arith::CmpFPredicate::OGT, x[0],
-                floatConst(b, loc, x[0], op.getAlpha().convertToFloat()), x[0], floatConst(b, loc, x[0], 0.0));
+                constLike(b, loc, x[0], op.getAlpha().convertToFloat()), x[0], constLike(b, loc, x[0], 0.0));
 }
 template <>
 Value ElementwiseLowering<dlc::GeluOp>::body(dlc::GeluOp op, OpBuilder &b, Location loc,
                                              ValueRange x) {
-  Value half = b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], 0.5));
+  Value half = b.create<arith::MulFOp>(loc, x[0], constLike(b, loc, x[0], 0.5));
   Value inner;
   if (op.getTanhApproximation()) {
     // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
     Value x3 = b.create<arith::MulFOp>(loc, x[0], b.create<arith::MulFOp>(loc, x[0], x[0]));
-    Value poly = b.create<math::FmaOp>(loc, x3, floatConst(b, loc, x[0], 0.044715), x[0]);
+    Value poly = b.create<math::FmaOp>(loc, x3, constLike(b, loc, x[0], 0.044715), x[0]);
     inner = b.create<math::TanhOp>(
-        loc, b.create<arith::MulFOp>(loc, poly, floatConst(b, loc, x[0], 0.7978845608028654)));
+        loc, b.create<arith::MulFOp>(loc, poly, constLike(b, loc, x[0], 0.7978845608028654)));
   } else {
     inner = b.create<math::ErfOp>(
-        loc, b.create<arith::MulFOp>(loc, x[0], floatConst(b, loc, x[0], 0.7071067811865476)));
+        loc, b.create<arith::MulFOp>(loc, x[0], constLike(b, loc, x[0], 0.7071067811865476)));
   }
-  return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, inner, floatConst(b, loc, x[0], 1.0)));
+  return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, inner, constLike(b, loc, x[0], 1.0)));
 }
 template <>
 Value ElementwiseLowering<dlc::PowOp>::body(dlc::PowOp op, OpBuilder &b, Location loc,
@@ -511,7 +511,7 @@ template <>
 Value ElementwiseLowering<dlc::PReluOp>::body(dlc::PReluOp, OpBuilder &b, Location loc,
                                               ValueRange x) {
   Value scaled = b.create<arith::MulFOp>(loc, x[0], x[1]);
-  return select(b, loc, arith::CmpFPredicate::OLT, x[0], floatConst(b, loc, x[0], 0.0), scaled, x[0]);
+  return select(b, loc, arith::CmpFPredicate::OLT, x[0], constLike(b, loc, x[0], 0.0), scaled, x[0]);
 }
 
 /// ONNX Cast of one scalar: `v` (of `from`'s signedness) to `to`.
@@ -587,7 +587,7 @@ Value ElementwiseLowering<dlc::XorOp>::body(dlc::XorOp, OpBuilder &b, Location l
 template <>
 Value ElementwiseLowering<dlc::NotOp>::body(dlc::NotOp, OpBuilder &b, Location loc,
                                             ValueRange x) {
-  return b.create<arith::XOrIOp>(loc, x[0], floatConst(b, loc, x[0], -1)); // all ones
+  return b.create<arith::XOrIOp>(loc, x[0], constLike(b, loc, x[0], -1)); // all ones
 }
 template <>
 Value ElementwiseLowering<dlc::WhereOp>::body(dlc::WhereOp, OpBuilder &b, Location loc,
@@ -605,11 +605,11 @@ Value ElementwiseLowering<dlc::IsInfOp>::body(dlc::IsInfOp op, OpBuilder &b, Loc
   double inf = std::numeric_limits<double>::infinity();
   Value result = scalarConst(b, loc, b.getI1Type(), 0);
   if (op.getDetectPositive())
-    result = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], floatConst(b, loc, x[0], inf));
+    result = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], constLike(b, loc, x[0], inf));
   if (op.getDetectNegative())
     result = b.create<arith::OrIOp>(
         loc, result,
-        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], floatConst(b, loc, x[0], -inf)));
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x[0], constLike(b, loc, x[0], -inf)));
   return result;
 }
 template <>
@@ -623,7 +623,7 @@ Value ElementwiseLowering<dlc::ModOp>::body(dlc::ModOp op, OpBuilder &b, Locatio
   if (op.getFmod())
     return r;
   // Python's %: a nonzero remainder takes the divisor's sign.
-  Value zero = floatConst(b, loc, x[0], 0);
+  Value zero = constLike(b, loc, x[0], 0);
   Value rNeg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, r, zero);
   Value dNeg = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x[1], zero);
   Value fix = b.create<arith::AndIOp>(
@@ -637,9 +637,9 @@ Value ElementwiseLowering<dlc::BitShiftOp>::body(dlc::BitShiftOp op, OpBuilder &
   Value shifted = op.getLeft() ? b.create<arith::ShLIOp>(loc, x[0], x[1]).getResult()
                                : b.create<arith::ShRUIOp>(loc, x[0], x[1]).getResult();
   // LLVM leaves shifts by the width or more undefined; ONNX gives 0.
-  Value width = floatConst(b, loc, x[1], x[1].getType().getIntOrFloatBitWidth());
+  Value width = constLike(b, loc, x[1], x[1].getType().getIntOrFloatBitWidth());
   Value tooFar = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, x[1], width);
-  return b.create<arith::SelectOp>(loc, tooFar, floatConst(b, loc, x[0], 0), shifted);
+  return b.create<arith::SelectOp>(loc, tooFar, constLike(b, loc, x[0], 0), shifted);
 }
 
 struct ConvLowering : DlcPattern<dlc::ConvOp> {
@@ -734,7 +734,7 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
                               [&](OpBuilder &b, Location l, ValueRange x) -> Value {
                                 if (beta == 1.0f)
                                   return x[0];
-                                return b.create<arith::MulFOp>(l, x[0], floatConst(b, l, x[0], beta));
+                                return b.create<arith::MulFOp>(l, x[0], constLike(b, l, x[0], beta));
                               });
     else
       init = filled(r, loc, outType, 0.0);
@@ -769,10 +769,10 @@ struct GemmLowering : DlcPattern<dlc::GemmOp> {
         ins.push_back(c);
       result = buildElementwise(r, loc, outType, ins,
                                 [&](OpBuilder &b, Location l, ValueRange x) -> Value {
-                                  Value s = b.create<arith::MulFOp>(l, x[0], floatConst(b, l, x[0], alpha));
+                                  Value s = b.create<arith::MulFOp>(l, x[0], constLike(b, l, x[0], alpha));
                                   if (x.size() == 1)
                                     return s;
-                                  Value cb = b.create<arith::MulFOp>(l, x[1], floatConst(b, l, x[0], beta));
+                                  Value cb = b.create<arith::MulFOp>(l, x[1], constLike(b, l, x[0], beta));
                                   return b.create<arith::AddFOp>(l, s, cb);
                                 });
     }
@@ -1106,7 +1106,7 @@ struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
       reduced = buildElementwise(r, loc, redType, reduced,
                                  [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                    if (kind == "mean")
-                                     return b.create<arith::MulFOp>(l, v[0], floatConst(b, l, v[0], 1.0 / count));
+                                     return b.create<arith::MulFOp>(l, v[0], constLike(b, l, v[0], 1.0 / count));
                                    if (kind == "l2")
                                      return b.create<math::SqrtOp>(l, v[0]);
                                    return b.create<math::LogOp>(l, v[0]);
@@ -1133,7 +1133,7 @@ struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
     Value mean = buildElementwise(r, loc, tensorType(sum), sum,
                                   [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                     return b.create<arith::MulFOp>(
-                                        l, v[0], floatConst(b, l, v[0], 1.0 / hw));
+                                        l, v[0], constLike(b, l, v[0], 1.0 / hw));
                                   });
     r.replaceOp(op, reshapeStatic(r, loc, mean, signlessType(op.getType()).getShape()));
     return success();
@@ -1172,7 +1172,7 @@ struct BatchNormLowering : DlcPattern<dlc::BatchNormOp> {
     }
     Value sc = buildElementwise(r, loc, paramType, ValueRange{a.getScale(), a.getVariance()},
                                 [&](OpBuilder &b, Location l, ValueRange v) -> Value {
-                                  Value ve = b.create<arith::AddFOp>(l, v[1], floatConst(b, l, v[1], eps));
+                                  Value ve = b.create<arith::AddFOp>(l, v[1], constLike(b, l, v[1], eps));
                                   return b.create<arith::DivFOp>(l, v[0], b.create<math::SqrtOp>(l, ve));
                                 });
     Value sh = buildElementwise(r, loc, paramType, ValueRange{a.getBias(), a.getMean(), sc},

@@ -9,6 +9,7 @@
 #define DLC_DTYPE_H
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace dlc {
@@ -72,6 +73,24 @@ inline bool dtypeIsFloat(int32_t t) {
 }
 inline bool dtypeIsUnsigned(int32_t t) {
   return t == kUInt8 || t == kUInt16 || t == kUInt32 || t == kUInt64;
+}
+
+/// The integer or bool element of type `t` at `p` (little-endian), widened
+/// to int64 (uint64: its bit pattern).
+inline int64_t loadInteger(int32_t t, const char *p) {
+  auto load = [p](auto v) {
+    memcpy(&v, p, sizeof(v));
+    return (int64_t)v;
+  };
+  switch (t) {
+  case kInt8: return load(int8_t());
+  case kUInt8: case kBool: return load(uint8_t());
+  case kInt16: return load(int16_t());
+  case kUInt16: return load(uint16_t());
+  case kInt32: return load(int32_t());
+  case kUInt32: return load(uint32_t());
+  default: return load(int64_t());
+  }
 }
 
 /// numpy's little-endian type string ("<f4"), or "" for bfloat16, which

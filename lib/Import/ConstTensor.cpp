@@ -61,13 +61,7 @@ ConstTensor dlc::import::castConst(const ConstTensor &c, int32_t to) {
     case dlc::kFloat16: case dlc::kBFloat16:
       r.f.push_back(halfToDouble(loadLE<uint16_t>(p), to == dlc::kBFloat16));
       break;
-    case dlc::kInt8: r.i.push_back(loadLE<int8_t>(p)); break;
-    case dlc::kUInt8: case dlc::kBool: r.i.push_back(loadLE<uint8_t>(p)); break;
-    case dlc::kInt16: r.i.push_back(loadLE<int16_t>(p)); break;
-    case dlc::kUInt16: r.i.push_back(loadLE<uint16_t>(p)); break;
-    case dlc::kInt32: r.i.push_back(loadLE<int32_t>(p)); break;
-    case dlc::kUInt32: r.i.push_back(loadLE<uint32_t>(p)); break;
-    default: r.i.push_back(loadLE<int64_t>(p)); break;
+    default: r.i.push_back(loadInteger(to, p)); break;
     }
   }
   return r;

@@ -78,6 +78,10 @@ private:
   int32_t dtypeOf(Type t);
   Value value(int idx);
   const ConstTensor *constInput(int idx);
+  /// Input `idx` as a list of integers, if given; it must be a constant
+  /// (dlc compiles static shapes), else the node fails naming `what`.
+  std::optional<std::vector<int64_t>> constInts(int idx, const std::string &what);
+  std::vector<int64_t> requiredInts(int idx, const std::string &what);
   bool hasInput(int idx) const {
     return idx < node->input_size() && !node->input(idx).empty();
   }
@@ -265,26 +269,26 @@ ConstTensor Importer::readTensor(const onnx::TensorProto &t, const std::string &
   (c.isInt() ? c.i.resize(n) : c.f.resize(n));
   for (int64_t k = 0; k < n; ++k) {
     const char *p = raw.data() + k * width;
+    if (c.isInt()) {
+      c.i[k] = useRaw ? dlc::loadInteger(dt, p)
+               : dt == onnx::TensorProto::INT64 ? t.int64_data(k)
+               : (dt == onnx::TensorProto::UINT32 || dt == onnx::TensorProto::UINT64)
+                   ? (int64_t)t.uint64_data(k)
+                   : t.int32_data(k);
+      continue;
+    }
     switch (dt) {
     case onnx::TensorProto::FLOAT: c.f[k] = useRaw ? loadLE<float>(p) : t.float_data(k); break;
     case onnx::TensorProto::DOUBLE: c.f[k] = useRaw ? loadLE<double>(p) : t.double_data(k); break;
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
+    default: // FLOAT16, BFLOAT16: the bits, raw or in int32_data
       c.f[k] = halfToDouble(useRaw ? loadLE<uint16_t>(p) : (uint16_t)t.int32_data(k),
                             dt == onnx::TensorProto::BFLOAT16);
       break;
-    case onnx::TensorProto::INT64: c.i[k] = useRaw ? loadLE<int64_t>(p) : t.int64_data(k); break;
-    case onnx::TensorProto::UINT64: c.i[k] = useRaw ? loadLE<int64_t>(p) : (int64_t)t.uint64_data(k); break;
-    case onnx::TensorProto::UINT32: c.i[k] = useRaw ? loadLE<uint32_t>(p) : t.uint64_data(k); break;
-    case onnx::TensorProto::INT32: c.i[k] = useRaw ? loadLE<int32_t>(p) : t.int32_data(k); break;
-    case onnx::TensorProto::INT16: c.i[k] = useRaw ? loadLE<int16_t>(p) : (int16_t)t.int32_data(k); break;
-    case onnx::TensorProto::UINT16: c.i[k] = useRaw ? loadLE<uint16_t>(p) : (uint16_t)t.int32_data(k); break;
-    case onnx::TensorProto::INT8: c.i[k] = useRaw ? loadLE<int8_t>(p) : (int8_t)t.int32_data(k); break;
-    case onnx::TensorProto::UINT8: c.i[k] = useRaw ? loadLE<uint8_t>(p) : (uint8_t)t.int32_data(k); break;
-    case onnx::TensorProto::BOOL: c.i[k] = (useRaw ? loadLE<uint8_t>(p) : t.int32_data(k)) != 0; break;
     }
   }
-  return c;
+  // int32_data holds narrow integers widened: wrap them to their type (and
+  // bools to 0/1), as the raw bytes would have been.
+  return c.isInt() && !useRaw ? castConst(c, dt) : c;
 }
 
 Type Importer::elemType(int32_t dtype) {
@@ -366,6 +370,21 @@ const ConstTensor *Importer::constInput(int idx) {
     return nullptr;
   auto it = consts.find(node->input(idx));
   return it == consts.end() ? nullptr : &it->second;
+}
+
+std::optional<std::vector<int64_t>> Importer::constInts(int idx, const std::string &what) {
+  if (!hasInput(idx))
+    return std::nullopt;
+  const ConstTensor *c = constInput(idx);
+  if (!c || !c->isInt())
+    failNode(what + " must be a constant (bind it with --bind)");
+  return c->i;
+}
+
+std::vector<int64_t> Importer::requiredInts(int idx, const std::string &what) {
+  if (auto v = constInts(idx, what))
+    return *v;
+  failNode("missing required input #" + std::to_string(idx) + " (" + what + ")");
 }
 
 void Importer::setOutput(int idx, Value v) {
@@ -947,22 +966,14 @@ void Importer::importPad() {
     fill = attrFloat("value", 0.0f);
   } else {
     allowOnlyAttrs({"mode"});
-    const ConstTensor *p = constInput(1);
-    if (!p || !p->isInt())
-      failNode("pads must be a constant (bind it with --bind)");
-    pads = p->i;
+    pads = requiredInts(1, "pads");
     if (hasInput(2)) {
       const ConstTensor *v = constInput(2);
       if (!v || v->numel() != 1)
         failNode("constant_value must be a constant scalar (bind it with --bind)");
       fill = v->asDouble(0);
     }
-    if (hasInput(3)) {
-      const ConstTensor *a = constInput(3);
-      if (!a || !a->isInt())
-        failNode("axes must be a constant (bind it with --bind)");
-      axes = a->i;
-    }
+    axes = constInts(3, "axes").value_or(std::vector<int64_t>{});
   }
   if (axes.empty())
     for (int64_t a = 0; a < rank; ++a)
@@ -1315,14 +1326,10 @@ void Importer::importReduce(const std::string &kind) {
   Value x = value(0);
   int64_t rank = typeOf(x).getRank();
   std::vector<int64_t> axes;
-  if (auto a = attrInts("axes")) {
+  if (auto a = attrInts("axes"))
     axes = *a;
-  } else if (hasInput(1)) {
-    const ConstTensor *c = constInput(1);
-    if (!c || !c->isInt())
-      failNode("axes must be a constant (bind it with --bind)");
-    axes = c->i;
-  }
+  else if (auto c = constInts(1, "axes"))
+    axes = *c;
   if (axes.empty() && attrInt("noop_with_empty_axes", 0))
     return setOutput(0, x);
   for (int64_t &a : axes)
@@ -1356,10 +1363,7 @@ void Importer::importReshape() {
     shape = attrInts("shape").value_or(std::vector<int64_t>{});
   } else {
     allowOnlyAttrs({"allowzero"});
-    const ConstTensor *c = constInput(1);
-    if (!c || !c->isInt())
-      failNode("the target shape must be a constant (bind it with --bind)");
-    shape = c->i;
+    shape = requiredInts(1, "the target shape");
   }
   SmallVector<NamedAttribute> attrs{
       builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))};
@@ -1378,11 +1382,8 @@ void Importer::importSqueeze(bool unsqueeze) {
   if (auto a = attrInts("axes")) {
     axes = *a;
     haveAxes = true;
-  } else if (hasInput(1)) {
-    const ConstTensor *c = constInput(1);
-    if (!c || !c->isInt())
-      failNode("axes must be a constant (bind it with --bind)");
-    axes = c->i;
+  } else if (auto c = constInts(1, "axes")) {
+    axes = *c;
     haveAxes = true;
   }
   std::vector<int64_t> in(typeOf(x).getShape().begin(), typeOf(x).getShape().end()), out;
@@ -1438,12 +1439,7 @@ void Importer::importSlice() {
   } else {
     allowOnlyAttrs({});
     auto ints = [&](int i, std::vector<int64_t> &out) {
-      if (!hasInput(i))
-        return;
-      const ConstTensor *c = constInput(i);
-      if (!c || !c->isInt())
-        failNode("input #" + std::to_string(i) + " must be a constant (bind it with --bind)");
-      out = c->i;
+      out = constInts(i, "input #" + std::to_string(i)).value_or(std::vector<int64_t>{});
     };
     ints(1, starts);
     ints(2, ends);
@@ -1487,11 +1483,8 @@ void Importer::importSplit() {
   std::vector<int64_t> parts;
   if (auto a = attrInts("split")) {
     parts = *a;
-  } else if (hasInput(1)) {
-    const ConstTensor *c = constInput(1);
-    if (!c || !c->isInt())
-      failNode("split sizes must be a constant (bind it with --bind)");
-    parts = c->i;
+  } else if (auto c = constInts(1, "split sizes")) {
+    parts = *c;
   } else {
     int64_t n = attrInt("num_outputs", node->output_size()), dim = shape[axis];
     int64_t chunk = (dim + n - 1) / n;
@@ -1616,9 +1609,7 @@ void Importer::importNode() {
     return importReduce(it->second);
   if (op == "ConstantOfShape") {
     allowOnlyAttrs({"value"});
-    const ConstTensor *shape = constInput(0);
-    if (!shape || !shape->isInt())
-      failNode("the shape must be a constant (bind it with --bind)");
+    std::vector<int64_t> shape = requiredInts(0, "the shape");
     ConstTensor fill;
     fill.f = {0.0f};
     if (auto *a = attr("value"))
@@ -1627,7 +1618,7 @@ void Importer::importNode() {
       failNode("value must hold one element");
     ConstTensor c;
     c.dtype = fill.dtype;
-    c.shape = shape->i;
+    c.shape = shape;
     if (fill.isInt())
       c.i.assign(c.numel(), fill.i[0]);
     else
@@ -1637,11 +1628,9 @@ void Importer::importNode() {
   }
   if (op == "Expand") {
     allowOnlyAttrs({});
-    const ConstTensor *shape = constInput(1);
-    if (!shape || !shape->isInt())
-      failNode("the shape must be a constant (bind it with --bind)");
+    std::vector<int64_t> shape = requiredInts(1, "the shape");
     setOutput(0, build<dlc::ExpandOp>(
-                     value(0), {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape->i))}));
+                     value(0), {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape))}));
     return;
   }
   if (op == "Cast" || op == "CastLike") {

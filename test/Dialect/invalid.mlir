@@ -67,3 +67,28 @@ func.func @slice_bounds(%a: tensor<4xf32>) -> tensor<3xf32> {
   %0 = dlc.slice %a {offsets = array<i64: 2>, sizes = array<i64: 3>, steps = array<i64: 1>} : tensor<4xf32> -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @compare_predicate(%a: tensor<4xi32>) -> tensor<4xi1> {
+  // expected-error @+1 {{unknown predicate 'ne'}}
+  %0 = dlc.compare %a, %a {predicate = "ne"} : tensor<4xi32>, tensor<4xi32> -> tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @gather_axis(%a: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{gather axis 2 out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.gather %a, %i {axis = 2 : i64, elements = false} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @relu_on_ints(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %0 = dlc.relu %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}

@@ -35,3 +35,17 @@ func.func @dense(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<5xf32>, 
   %sm = dlc.softmax %s {axis = 1 : i64, coerce_2d = false} : tensor<6x5xf32>
   return %sm : tensor<6x5xf32>
 }
+
+// Integer, unsigned and bool element types; result types inferred.
+// CHECK-LABEL: func.func @typed
+func.func @typed(%a: tensor<2x3xui8>, %b: tensor<3xui8>, %x: tensor<2x3xf16>, %i: tensor<2x2xi64>) -> (tensor<2x3xf16>, tensor<2x2x3xf16>) {
+  // CHECK: %[[C:.*]] = dlc.compare %{{.*}}, %{{.*}} {predicate = "lt"} : tensor<2x3xui8>, tensor<3xui8> -> tensor<2x3xi1>
+  %c = dlc.compare %a, %b {predicate = "lt"} : tensor<2x3xui8>, tensor<3xui8> -> tensor<2x3xi1>
+  // CHECK: %[[F:.*]] = dlc.cast %{{.*}} {to = f16} : tensor<2x3xui8> -> tensor<2x3xf16>
+  %f = dlc.cast %a {to = f16} : tensor<2x3xui8> -> tensor<2x3xf16>
+  // CHECK: %[[W:.*]] = dlc.where %[[C]], %[[F]], %{{.*}} : (tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  %w = dlc.where %c, %f, %x : (tensor<2x3xi1>, tensor<2x3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
+  // CHECK: dlc.gather %[[W]], %{{.*}} {axis = 0 : i64, elements = false} : (tensor<2x3xf16>, tensor<2x2xi64>) -> tensor<2x2x3xf16>
+  %g = dlc.gather %w, %i {axis = 0 : i64, elements = false} : (tensor<2x3xf16>, tensor<2x2xi64>) -> tensor<2x2x3xf16>
+  return %w, %g : tensor<2x3xf16>, tensor<2x2x3xf16>
+}

@@ -249,3 +249,19 @@ func.func @where_f16(%c: tensor<2x1xi1>, %x: tensor<3xf16>, %y: tensor<2x3xf16>)
   %0 = dlc.where %c, %x, %y : (tensor<2x1xi1>, tensor<3xf16>, tensor<2x3xf16>) -> tensor<2x3xf16>
   return %0 : tensor<2x3xf16>
 }
+
+// -----
+
+// Gather: one generic over the output reading its index from `indices`,
+// wrapping negative ones, and extracting from `data`.
+// CHECK-LABEL: func.func @gather
+// CHECK-SAME: (%[[D:.*]]: tensor<4x3xf32>, %[[I:.*]]: tensor<2xi64>)
+// CHECK: linalg.generic {{.*}} ins(%[[I]] : tensor<2xi64>)
+// CHECK: %[[IDX:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[IDX]]
+// CHECK: %[[COL:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[D]][%{{.*}}, %[[COL]]] : tensor<4x3xf32>
+func.func @gather(%d: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
+  %0 = dlc.gather %d, %i {axis = 0 : i64, elements = false} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -20,26 +20,17 @@ T load(const char *p) {
 
 std::vector<int64_t> NpyArray::ints() const {
   std::vector<int64_t> out(numel());
-  const char *p = bytes.data();
   int64_t w = dtypeBytes(dtype);
-  for (size_t i = 0; i < out.size(); ++i, p += w)
-    switch (dtype) {
-    case kInt8: out[i] = load<int8_t>(p); break;
-    case kUInt8: case kBool: out[i] = load<uint8_t>(p); break;
-    case kInt16: out[i] = load<int16_t>(p); break;
-    case kUInt16: out[i] = load<uint16_t>(p); break;
-    case kInt32: out[i] = load<int32_t>(p); break;
-    case kUInt32: out[i] = load<uint32_t>(p); break;
-    default: out[i] = load<int64_t>(p); break;
-    }
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = loadInteger(dtype, bytes.data() + i * w);
   return out;
 }
 
 std::vector<double> NpyArray::doubles() const {
   std::vector<double> out(numel());
-  const char *p = bytes.data();
   int64_t w = dtypeBytes(dtype);
-  for (size_t i = 0; i < out.size(); ++i, p += w)
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char *p = bytes.data() + i * w;
     switch (dtype) {
     case kFloat32: out[i] = load<float>(p); break;
     case kFloat64: out[i] = load<double>(p); break;
@@ -47,8 +38,12 @@ std::vector<double> NpyArray::doubles() const {
       out[i] = llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, load<uint16_t>(p)))
                    .convertToDouble();
       break;
-    default: out[i] = (double)ints()[i]; break;
+    default:
+      out[i] = dtypeIsUnsigned(dtype) ? (double)(uint64_t)loadInteger(dtype, p)
+                                      : (double)loadInteger(dtype, p);
+      break;
     }
+  }
   return out;
 }
 

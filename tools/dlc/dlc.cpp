@@ -339,13 +339,13 @@ int runCommand(int argc, char **argv) {
     printf("] -> %s; first values:", file.c_str());
     bool isFloat = dlc::dtypeIsFloat(outputs[i].dtype) && outputs[i].dtype != dlc::kBFloat16;
     std::vector<double> values;
-    if (isFloat)
-      values = outputs[i].doubles();
+    std::vector<int64_t> ints;
+    (isFloat ? (void)(values = outputs[i].doubles()) : (void)(ints = outputs[i].ints()));
     for (int64_t k = 0; k < std::min<int64_t>(5, outputs[i].numel()); ++k)
       if (isFloat)
         printf(" %.6g", values[k]);
       else
-        printf(" %lld", (long long)outputs[i].ints()[k]);
+        printf(" %lld", (long long)ints[k]);
     printf("\n");
   }
   if (printTime) {
