@@ -161,6 +161,20 @@ def DispatchParallelCalls : Pass<"dlc-dispatch-parallel-calls", "mlir::ModuleOp"
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def ExpandBF16 : Pass<"dlc-expand-bf16", "mlir::func::FuncOp"> {
+  let summary = "Turn f32<->bf16 conversions into integer arithmetic";
+  let description = [{
+    LLVM lowers `fptrunc float to bfloat` to a call of `__truncsfbf2`, which
+    Debian 12's libgcc (GCC 12) does not define, so an artifact with a bf16
+    cast would not link. MLIR's bf16 expansion patterns (the `include-bf16`
+    part of `arith-expand`) rewrite arith.truncf/extf between f32 and bf16
+    as round-to-nearest-even bit arithmetic. The rest of `arith-expand`
+    (maximumf/minimumf into compare+select, ...) is deliberately not run:
+    it would change the code of every Relu and MaxPool.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def VerifyNoHeapAlloc : Pass<"dlc-verify-no-heap-alloc", "mlir::ModuleOp"> {
   let summary = "Fail if any heap allocation remains in generated code";
   let description = [{

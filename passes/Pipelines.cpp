@@ -70,6 +70,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<func::FuncOp>(createExpandBF16());
   // Math first: math-to-libm scalarizes vector ops it has no intrinsic for
   // (tanh) into vector.extract/insert, which vector-to-llvm must still see.
   pm.addPass(createConvertMathToLLVMPass());

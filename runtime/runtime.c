@@ -250,7 +250,8 @@ static int check_tensor(dlc_model *m, const char *kind, const dlc_tensor_desc *d
       return set_error(m->error, DLC_ERROR_SHAPE, "%s '%s': dim %d is %lld, expected %lld",
                        kind, d->name, i, t->shape ? (long long)t->shape[i] : -1LL,
                        (long long)d->shape[i]);
-  if (!t->data)
+  /* A zero-element tensor has no bytes to point at. */
+  if (!t->data && d->bytes != 0)
     return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT, "%s '%s': data is NULL", kind,
                      d->name);
   return DLC_OK;

@@ -93,8 +93,9 @@ inline int64_t loadInteger(int32_t t, const char *p) {
   }
 }
 
-/// numpy's little-endian type string ("<f4"), or "" for bfloat16, which
-/// numpy has no type for.
+/// numpy's little-endian type string ("<f4"). numpy has no bfloat16: the
+/// ml_dtypes package (what onnx and JAX use) saves it as two raw bytes,
+/// "<V2", and so does dlc.
 inline std::string dtypeNumpyDescr(int32_t t) {
   switch (t) {
   case kFloat32: return "<f4";
@@ -109,6 +110,7 @@ inline std::string dtypeNumpyDescr(int32_t t) {
   case kFloat64: return "<f8";
   case kUInt32: return "<u4";
   case kUInt64: return "<u8";
+  case kBFloat16: return "<V2";
   default: return "";
   }
 }
@@ -118,9 +120,9 @@ inline int32_t dtypeFromNumpyDescr(std::string d) {
   if (!d.empty() && d[0] == '=')
     d[0] = '<';
   for (int32_t t : {kFloat32, kUInt8, kInt8, kUInt16, kInt16, kInt32, kInt64, kBool,
-                    kFloat16, kFloat64, kUInt32, kUInt64}) {
+                    kFloat16, kFloat64, kUInt32, kUInt64, kBFloat16}) {
     std::string n = dtypeNumpyDescr(t);
-    if (d == n || (n[0] == '|' && d.size() == 3 && d.substr(1) == n.substr(1)))
+    if (d == n || (d.size() == 3 && d.substr(1) == n.substr(1) && (n[0] == '|' || d[0] == '|')))
       return t;
   }
   return 0;

@@ -77,6 +77,8 @@ private:
   Type elemType(int32_t dtype);
   int32_t dtypeOf(Type t);
   Value value(int idx);
+  /// The element type (ONNX code) of input idx, without reading its data.
+  int32_t inputDtype(int idx);
   const ConstTensor *constInput(int idx);
   /// Input `idx` as a list of integers, if given; it must be a constant
   /// (dlc compiles static shapes), else the node fails naming `what`.
@@ -344,6 +346,17 @@ Value Importer::makeConstant(const std::string &name, const ConstTensor &c) {
   auto op = builder.create<dlc::ConstantOp>(loc, type, attr);
   values[name] = op.getResult();
   return op.getResult();
+}
+
+int32_t Importer::inputDtype(int idx) {
+  if (!hasInput(idx))
+    failNode("missing required input #" + std::to_string(idx));
+  const std::string &name = node->input(idx);
+  if (auto it = values.find(name); it != values.end())
+    return dtypeOf(it->second.getType());
+  if (auto c = consts.find(name); c != consts.end())
+    return c->second.dtype;
+  failNode("input '" + name + "' is not produced by any node, initializer or graph input");
 }
 
 Value Importer::value(int idx) {
@@ -1635,7 +1648,9 @@ void Importer::importNode() {
   }
   if (op == "Cast" || op == "CastLike") {
     allowOnlyAttrs({"to", "saturate", "round_mode"});
-    int32_t to = op == "Cast" ? attrInt("to", 0) : dtypeOf(value(1).getType());
+    // CastLike reads only the element type of its second input, which may
+    // be an empty tensor (value() refuses those as data).
+    int32_t to = op == "Cast" ? attrInt("to", 0) : inputDtype(1);
     if (!dlc::dtypeName(to))
       failNode("cast to " + dtypeName(to) + " is not supported");
     if (const ConstTensor *c = constInput(0)) {
@@ -1796,7 +1811,9 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
                vi.name() + "=DIMS");
         for (int i = 0; i < tt.shape().dim_size(); ++i) {
           const auto &d = tt.shape().dim(i);
-          if (!d.has_dim_value() || d.dim_value() <= 0)
+          // A declared 0 is a static zero-size input (CastLike's type
+          // operand); value() refuses it wherever it would be read.
+          if (!d.has_dim_value() || d.dim_value() < 0)
             fail("graph input '" + vi.name() + "' has dynamic dim " + std::to_string(i) +
                  (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
                  "; bind it with --input-shape " + vi.name() + "=DIMS");

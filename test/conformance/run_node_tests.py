@@ -123,10 +123,15 @@ def run_test(dlc, test_dir, work):
     for j, vi in enumerate(model.graph.output):
         ref = read_tensor(os.path.join(data, f"output_{j}.pb"))
         got = np.load(os.path.join(work, "out", sanitize(vi.name) + ".npy"))
+        if ref.dtype.name == "bfloat16" and got.dtype == np.dtype("V2"):
+            # numpy has no bfloat16; .npy files hold its two raw bytes.
+            got = got.view(ref.dtype)
         if got.shape != ref.shape:
             return name, "mismatch", f"output {vi.name}: shape {got.shape} vs expected {ref.shape}"
         if got.dtype != ref.dtype:
             return name, "mismatch", f"output {vi.name}: dtype {got.dtype} vs expected {ref.dtype}"
+        if ref.dtype.name == "bfloat16":
+            got, ref = got.astype(np.float32), ref.astype(np.float32)
         if np.issubdtype(ref.dtype, np.floating):
             ok = np.isclose(got, ref, rtol=1e-3, atol=1e-7, equal_nan=True)
         else:

@@ -35,7 +35,9 @@ std::vector<double> NpyArray::doubles() const {
     case kFloat32: out[i] = load<float>(p); break;
     case kFloat64: out[i] = load<double>(p); break;
     case kFloat16:
-      out[i] = llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, load<uint16_t>(p)))
+    case kBFloat16:
+      out[i] = llvm::APFloat(dtype == kFloat16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat(),
+                             llvm::APInt(16, load<uint16_t>(p)))
                    .convertToDouble();
       break;
     default:
@@ -86,7 +88,7 @@ bool dlc::readNpy(const std::string &path, NpyArray &out, std::string &error) {
   out.dtype = dtypeFromNumpyDescr(type);
   if (!out.dtype) {
     error = "'" + path + "' has dtype '" + type +
-            "'; dlc reads little-endian bool, int8-64, uint8-64, float16, float32 and float64";
+            "'; dlc reads little-endian bool, int8-64, uint8-64, bfloat16 (<V2), float16, float32 and float64";
     return false;
   }
   if (order.find("True") != std::string::npos) {

@@ -337,7 +337,7 @@ int runCommand(int argc, char **argv) {
     for (size_t d = 0; d < outputs[i].shape.size(); ++d)
       printf("%s%lld", d ? ", " : "", (long long)outputs[i].shape[d]);
     printf("] -> %s; first values:", file.c_str());
-    bool isFloat = dlc::dtypeIsFloat(outputs[i].dtype) && outputs[i].dtype != dlc::kBFloat16;
+    bool isFloat = dlc::dtypeIsFloat(outputs[i].dtype);
     std::vector<double> values;
     std::vector<int64_t> ints;
     (isFloat ? (void)(values = outputs[i].doubles()) : (void)(ints = outputs[i].ints()));
