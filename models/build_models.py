@@ -194,6 +194,13 @@ def op_models():
     y = g.node("Softmax", [g.node("Identity", [gm])], axis=0)
     models["gemm_softmax11"] = g.model("gemm_softmax11", [tensor("a", [6, 3])], [tensor(y, [3, 5])],
                                        opset=11)
+    g = Graph(14)  # Resize: separable linear upsampling, nearest to sizes, antialiased cubic
+    up = g.node("Resize", ["x", "", g.weight("scales", [1, 1, 2, 1.5])], mode="linear")  # 1x3x10x9
+    near = g.node("Resize", [up, "", "", g.ints("sizes", [1, 3, 7, 4])], mode="nearest",
+                  coordinate_transformation_mode="asymmetric", nearest_mode="round_prefer_ceil")
+    down = g.node("Resize", ["x", "", "", g.ints("sizes", [1, 3, 3, 4])], mode="cubic", antialias=1)
+    models["resize"] = g.model("resize", [tensor("x", [1, 3, 5, 6])],
+                               [tensor(near, [1, 3, 7, 4]), tensor(down, [1, 3, 3, 4])], opset=19)
     # Shape given as a graph input (as ONNX's node tests do): compiled with
     # `dlc compile --bind shape=FILE.npy`.
     node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")

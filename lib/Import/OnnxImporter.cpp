@@ -11,6 +11,7 @@
 #include "dlc/Import.h"
 #include "dlc/DType.h"
 #include "lib/Import/ConstTensor.h"
+#include "lib/Import/ResizeTaps.h"
 #include "dialects/DlcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -83,6 +84,8 @@ private:
   /// Input `idx` as a list of integers, if given; it must be a constant
   /// (dlc compiles static shapes), else the node fails naming `what`.
   std::optional<std::vector<int64_t>> constInts(int idx, const std::string &what);
+  /// "(bind it with --bind NAME=FILE.npy)" for input idx, which must be constant.
+  std::string bindHint(int idx);
   std::vector<int64_t> requiredInts(int idx, const std::string &what);
   bool hasInput(int idx) const {
     return idx < node->input_size() && !node->input(idx).empty();
@@ -139,6 +142,8 @@ private:
   bool importComposite();
   void importAttention();
   void importPad();
+  void importResize();
+  std::optional<std::vector<double>> constDoubles(int idx, const std::string &what);
   // Builders for composite ops (decomposed into dlc ops at import).
   Value scalarLike(Value like, double v);
   Value constOf(int32_t dtype, std::vector<int64_t> shape, std::vector<double> vals);
@@ -378,6 +383,11 @@ Value Importer::value(int idx) {
   failNode("input '" + name + "' is not produced by any node, initializer or graph input");
 }
 
+std::string Importer::bindHint(int idx) {
+  std::string name = hasInput(idx) ? node->input(idx) : "NAME";
+  return "(bind it with --bind " + name + "=FILE.npy)";
+}
+
 const ConstTensor *Importer::constInput(int idx) {
   if (!hasInput(idx))
     return nullptr;
@@ -390,7 +400,7 @@ std::optional<std::vector<int64_t>> Importer::constInts(int idx, const std::stri
     return std::nullopt;
   const ConstTensor *c = constInput(idx);
   if (!c || !c->isInt())
-    failNode(what + " must be a constant (bind it with --bind)");
+    failNode(what + " must be a constant " + bindHint(idx));
   return c->i;
 }
 
@@ -810,6 +820,159 @@ Value Importer::reduce(Value x, const char *kind, ArrayRef<int64_t> axes, bool k
                                   builder.getNamedAttr("keepdims", builder.getBoolAttr(keepdims))});
 }
 
+std::optional<std::vector<double>> Importer::constDoubles(int idx, const std::string &what) {
+  if (!hasInput(idx))
+    return std::nullopt;
+  const ConstTensor *c = constInput(idx);
+  if (!c)
+    failNode(what + " must be a constant " + bindHint(idx));
+  std::vector<double> v(c->numel());
+  for (int64_t k = 0; k < c->numel(); ++k)
+    v[k] = c->asDouble(k);
+  return v;
+}
+
+/// Resize and Upsample with static sizes: per resized axis, one gather of
+/// the input per tap (see ResizeTaps.h) weighted and summed; nearest is a
+/// single gather, exact for every element type.
+void Importer::importResize() {
+  bool upsample = node->op_type() == "Upsample";
+  ResizeMode m;
+  m.mode = attrString("mode", "nearest");
+  std::optional<std::vector<double>> roi, scales;
+  std::optional<std::vector<int64_t>> sizes;
+  std::vector<int64_t> axes;
+  std::string keep = "stretch";
+  double extrapolation = 0;
+  if (upsample || opset < 11) {
+    // Upsample and Resize-10: asymmetric coordinates, nearest rounds down.
+    allowOnlyAttrs({"mode", "scales"});
+    m.coordinates = "asymmetric";
+    m.nearest = "floor";
+    if (upsample && opset < 9) {
+      auto a = attr("scales");
+      if (!a)
+        failNode("missing attribute scales");
+      scales = std::vector<double>(a->floats().begin(), a->floats().end());
+    } else {
+      scales = constDoubles(1, "scales");
+    }
+  } else {
+    allowOnlyAttrs({"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a",
+                    "exclude_outside", "extrapolation_value", "keep_aspect_ratio_policy",
+                    "mode", "nearest_mode"});
+    m.coordinates = attrString("coordinate_transformation_mode", "half_pixel");
+    m.nearest = attrString("nearest_mode", "round_prefer_floor");
+    m.cubicA = attrFloat("cubic_coeff_a", -0.75f);
+    m.excludeOutside = attrInt("exclude_outside", 0);
+    m.antialias = attrInt("antialias", 0);
+    extrapolation = attrFloat("extrapolation_value", 0.0f);
+    keep = attrString("keep_aspect_ratio_policy", "stretch");
+    roi = constDoubles(1, "roi");
+    scales = constDoubles(2, "scales");
+    sizes = constInts(3, "sizes");
+    if (scales && scales->empty())
+      scales.reset();
+    if (roi && roi->empty())
+      roi.reset();
+    if (auto a = attrInts("axes"))
+      axes = *a;
+  }
+  Value x = value(0);
+  auto t = typeOf(x);
+  int64_t rank = t.getRank();
+  if (axes.empty())
+    for (int64_t a = 0; a < rank; ++a)
+      axes.push_back(a);
+  for (int64_t &a : axes)
+    a = normAxis(a, rank);
+  size_t na = axes.size();
+  if ((scales && sizes) || (!scales && !sizes))
+    failNode("exactly one of scales and sizes must be given");
+  if ((scales && scales->size() != na) || (sizes && sizes->size() != na))
+    failNode("scales/sizes need one value per resized axis (" + std::to_string(na) + ")");
+  if (roi && roi->size() != 2 * na)
+    failNode("roi needs 2 values per resized axis");
+  if (m.mode != "nearest" && !isa<FloatType>(t.getElementType()))
+    failNode("mode '" + m.mode + "' needs a float input");
+
+  // Scale and output size per axis, as ONNX's reference derives them.
+  std::vector<double> scale(rank, 1.0);
+  std::vector<int64_t> outSize(t.getShape().begin(), t.getShape().end());
+  if (sizes) {
+    for (size_t k = 0; k < na; ++k)
+      scale[axes[k]] = (double)(*sizes)[k] / t.getDimSize(axes[k]), outSize[axes[k]] = (*sizes)[k];
+    if (keep != "stretch") {
+      if (keep != "not_larger" && keep != "not_smaller")
+        failNode("unsupported keep_aspect_ratio_policy '" + keep + "'");
+      double s = scale[axes[0]];
+      for (int64_t a : axes)
+        s = keep == "not_larger" ? std::min(s, scale[a]) : std::max(s, scale[a]);
+      for (int64_t a : axes)
+        scale[a] = s, outSize[a] = (int64_t)(s * t.getDimSize(a) + 0.5);
+    }
+  } else {
+    for (size_t k = 0; k < na; ++k)
+      scale[axes[k]] = (*scales)[k],
+      outSize[axes[k]] = (int64_t)((*scales)[k] * t.getDimSize(axes[k]));
+  }
+  for (int64_t a : axes)
+    if (outSize[a] <= 0)
+      failNode("the output would have no elements along axis " + std::to_string(a));
+
+  for (size_t k = 0; k < na; ++k) {
+    int64_t a = axes[k], in = t.getDimSize(a), out = outSize[a];
+    double r0 = roi ? (*roi)[k] : 0.0, r1 = roi ? (*roi)[na + k] : 1.0;
+    if (std::fabs(scale[a] - 1.0) < 1e-9 && out == in && std::fabs(r0) < 1e-9 &&
+        std::fabs(r1 - 1.0) < 1e-9)
+      continue; // identity along this axis
+    AxisTaps taps;
+    if (std::string err = resizeAxisTaps(in, out, scale[a], m, r0, r1, taps); !err.empty())
+      failNode(err);
+    auto axisAttr = [&] {
+      return SmallVector<NamedAttribute>{
+          builder.getNamedAttr("axis", builder.getI64IntegerAttr(a)),
+          builder.getNamedAttr("elements", builder.getBoolAttr(false))};
+    };
+    auto gatherTap = [&](int64_t tap) {
+      std::vector<double> idx(out);
+      for (int64_t o = 0; o < out; ++o)
+        idx[o] = (double)taps.idx[o * taps.n + tap];
+      return build<dlc::GatherOp>({x, constOf(dlc::kInt64, {out}, idx)}, axisAttr());
+    };
+    Value y;
+    if (m.mode == "nearest") {
+      // Exactly one tap per output has weight 1.
+      std::vector<double> idx(out);
+      for (int64_t o = 0; o < out; ++o)
+        for (int64_t k2 = 0; k2 < taps.n; ++k2)
+          if (taps.w[o * taps.n + k2] == 1.0)
+            idx[o] = (double)taps.idx[o * taps.n + k2];
+      y = build<dlc::GatherOp>({x, constOf(dlc::kInt64, {out}, idx)}, axisAttr());
+    } else {
+      std::vector<int64_t> wShape(rank, 1);
+      wShape[a] = out;
+      for (int64_t tap = 0; tap < taps.n; ++tap) {
+        std::vector<double> w(out);
+        for (int64_t o = 0; o < out; ++o)
+          w[o] = taps.w[o * taps.n + tap];
+        if (llvm::all_of(w, [](double v) { return v == 0; }))
+          continue; // a wide antialias window's unused end
+        Value term = build<dlc::MulOp>({gatherTap(tap), constOf(dtypeOf(t), wShape, w)});
+        y = y ? build<dlc::AddOp>({y, term}) : term;
+      }
+    }
+    if (llvm::is_contained(taps.extrapolate, true)) {
+      std::vector<double> mask(taps.extrapolate.begin(), taps.extrapolate.end());
+      std::vector<int64_t> mShape(rank, 1);
+      mShape[a] = out;
+      y = where(constOf(dlc::kBool, mShape, mask), scalarLike(y, extrapolation), y);
+    }
+    x = y;
+  }
+  setOutput(0, x);
+}
+
 /// NegativeLogLikelihoodLoss on [N, C, d...] log-probabilities: the class
 /// picked per element through a one-hot mask (target == class), weighted;
 /// ignored and out-of-range targets weigh 0.
@@ -983,7 +1146,7 @@ void Importer::importPad() {
     if (hasInput(2)) {
       const ConstTensor *v = constInput(2);
       if (!v || v->numel() != 1)
-        failNode("constant_value must be a constant scalar (bind it with --bind)");
+        failNode("constant_value must be a constant scalar " + bindHint(2));
       fill = v->asDouble(0);
     }
     axes = constInts(3, "axes").value_or(std::vector<int64_t>{});
@@ -1053,6 +1216,8 @@ bool Importer::importComposite() {
   }
   if (op == "Attention")
     return importAttention(), true;
+  if (op == "Resize" || op == "Upsample")
+    return importResize(), true;
   if (op == "ArgMax" || op == "ArgMin") {
     // The first (or last) position equal to the max/min: a compare with the
     // reduced value, then the smallest (largest) matching index.
@@ -1092,7 +1257,7 @@ bool Importer::importComposite() {
     if (hasInput(1)) {
       const ConstTensor *kc = constInput(1);
       if (!kc || !kc->isInt() || kc->numel() != 1)
-        failNode("k must be a constant scalar (bind it with --bind)");
+        failNode("k must be a constant scalar " + bindHint(1));
       k = kc->i[0];
     }
     bool upper = attrInt("upper", 1);
@@ -1304,12 +1469,21 @@ void Importer::importClip() {
     hi = attrFloat("max", std::numeric_limits<float>::max());
   } else {
     allowOnlyAttrs({});
+    // Bounds computed at run time clamp through elementwise Max and Min.
+    if ((hasInput(1) && !constInput(1)) || (hasInput(2) && !constInput(2))) {
+      Value y = value(0);
+      if (hasInput(1))
+        y = build<dlc::MaxOp>({y, value(1)});
+      if (hasInput(2))
+        y = build<dlc::MinOp>({y, value(2)});
+      return setOutput(0, y);
+    }
     for (int i : {1, 2}) {
       if (!hasInput(i))
         continue;
       const ConstTensor *c = constInput(i);
-      if (!c || c->numel() != 1)
-        failNode("Clip bounds must be scalar constants (bind them with --bind)");
+      if (c->numel() != 1)
+        failNode("Clip bounds must be scalars");
       (i == 1 ? lo : hi) = c->isInt() ? (float)c->i[0] : (float)c->f[0];
     }
   }
@@ -1546,7 +1720,7 @@ void Importer::importNode() {
   if (op == "Identity" || op == "Dropout") {
     if (op == "Dropout") {
       if (hasInput(2) && !constInput(2))
-        failNode("training_mode must be a constant (bind it with --bind)");
+        failNode("training_mode must be a constant " + bindHint(2));
       if (const ConstTensor *t = constInput(2); t && !t->i.empty() && t->i[0])
         failNode("training_mode=1 is not supported (inference only)");
     }
