@@ -128,6 +128,9 @@ private:
   int64_t normAxis(int64_t axis, int64_t rank, bool inclusive = false);
   void windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
                    SmallVectorImpl<NamedAttribute> &attrs, bool ceil);
+  Value liftTo2d(Value x);
+  Value dropLiftedDim(Value y);
+  Value iotaAlong(int64_t n, int64_t axis, int64_t rank);
 
   bool importElementwise();
   template <typename OpTy>
@@ -161,7 +164,7 @@ private:
                " and " + dtypeName(dtypeOf(b.getType())) + ")");
   }
   void importConv();
-  void importPool(bool isMax);
+  void importPool(const std::string &op);
   void importGemm();
   void importClip();
   void importSoftmax();
@@ -662,15 +665,19 @@ bool Importer::foldIntNode() {
 
 void Importer::windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
                            SmallVectorImpl<NamedAttribute> &attrs, bool ceil) {
+  // 1-D windows run as 2-D ones over a height of 1 (the caller reshapes
+  // [N, C, L] to [N, C, 1, L]); their attributes gain a leading 1 or 0.
   int64_t spatial = in.getRank() - 2;
-  if (spatial != 2)
-    failNode("only 2-D windows are supported (input rank " +
+  if (spatial != 1 && spatial != 2)
+    failNode("only 1-D and 2-D windows are supported (input rank " +
              std::to_string(in.getRank()) + ")");
-  std::vector<int64_t> strides = attrInts("strides").value_or(std::vector<int64_t>(2, 1));
-  std::vector<int64_t> dil = attrInts("dilations").value_or(std::vector<int64_t>(2, 1));
-  std::vector<int64_t> pads = attrInts("pads").value_or(std::vector<int64_t>(4, 0));
-  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4)
-    failNode("strides/dilations need 2 values and pads 4");
+  size_t d = spatial;
+  std::vector<int64_t> strides = attrInts("strides").value_or(std::vector<int64_t>(d, 1));
+  std::vector<int64_t> dil = attrInts("dilations").value_or(std::vector<int64_t>(d, 1));
+  std::vector<int64_t> pads = attrInts("pads").value_or(std::vector<int64_t>(2 * d, 0));
+  if (strides.size() != d || dil.size() != d || pads.size() != 2 * d || kernel.size() != d)
+    failNode("kernel_shape/strides/dilations need " + std::to_string(d) + " values and pads " +
+             std::to_string(2 * d));
   for (int64_t v : strides)
     if (v <= 0)
       failNode("strides must be positive");
@@ -682,25 +689,51 @@ void Importer::windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
       failNode("negative pads are not supported");
   std::string autoPad = attrString("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
-    pads.assign(4, 0);
+    pads.assign(2 * d, 0);
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < d; ++i) {
       int64_t inSize = in.getDimSize(2 + i);
       int64_t out = (inSize + strides[i] - 1) / strides[i];
       int64_t total = std::max<int64_t>(
           0, (out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - inSize);
       int64_t small = total / 2, big = total - small;
       pads[i] = autoPad == "SAME_UPPER" ? small : big;
-      pads[i + 2] = autoPad == "SAME_UPPER" ? big : small;
+      pads[i + d] = autoPad == "SAME_UPPER" ? big : small;
     }
   } else if (autoPad != "NOTSET") {
     failNode("unsupported auto_pad '" + autoPad + "'");
+  }
+  if (d == 1) {
+    strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
   }
   attrs.push_back(builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr(strides)));
   attrs.push_back(builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(pads)));
   attrs.push_back(builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dil)));
   if (ceil)
     attrs.push_back(builder.getNamedAttr("ceil_mode", builder.getBoolAttr(true)));
+}
+
+/// [N, C, L] as [N, C, 1, L], for 1-D windows run as 2-D ones.
+Value Importer::liftTo2d(Value x) {
+  auto s = typeOf(x).getShape();
+  return reshapeTo(x, {s[0], s[1], 1, s[2]});
+}
+
+/// int64 0..n-1 laid along `axis` of a rank-`rank` shape of ones.
+Value Importer::iotaAlong(int64_t n, int64_t axis, int64_t rank) {
+  std::vector<int64_t> shape(rank, 1);
+  shape[axis] = n;
+  std::vector<double> v(n);
+  for (int64_t k = 0; k < n; ++k)
+    v[k] = (double)k;
+  return constOf(dlc::kInt64, shape, v);
+}
+
+Value Importer::dropLiftedDim(Value y) {
+  auto s = typeOf(y).getShape();
+  return reshapeTo(y, {s[0], s[1], s[3]});
 }
 
 /// Elementwise ops beyond the CNN basics: unary math, parameterised
@@ -1240,6 +1273,132 @@ bool Importer::importComposite() {
   }
   if (op == "Pad")
     return importPad(), true;
+  if (op == "Hardmax") {
+    // 1 at the first maximum along the axis (of the 2-D view before opset 13).
+    allowOnlyAttrs({"axis"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    bool coerce = opset < 13;
+    int64_t axis = normAxis(attrInt("axis", coerce ? 1 : -1), t.getRank());
+    Value in = x;
+    if (coerce) {
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        (d < axis ? outer : inner) *= t.getDimSize(d);
+      in = reshapeTo(x, {outer, inner});
+      axis = 1;
+    }
+    int64_t n = typeOf(in).getDimSize(axis), rank = typeOf(in).getRank();
+    Value idx = iotaAlong(n, axis, rank);
+    Value best = reduce(in, "max", {axis}, true);
+    Value first = reduce(where(cmp(in, best, "eq"), idx, constOf(dlc::kInt64, {}, {(double)n})),
+                         "min", {axis}, true);
+    Value y = where(cmp(idx, first, "eq"), scalarLike(in, 1.0), scalarLike(in, 0.0));
+    setOutput(0, reshapeTo(y, t.getShape()));
+    return true;
+  }
+  if (op == "LpNormalization") {
+    allowOnlyAttrs({"axis", "p"});
+    Value x = value(0);
+    int64_t axis = normAxis(attrInt("axis", -1), typeOf(x).getRank()), p = attrInt("p", 2);
+    if (p != 1 && p != 2)
+      failNode("p must be 1 or 2");
+    // A zero norm gives 0, not 0/0 (ONNX's reference and onnxruntime).
+    Value norm = reduce(x, p == 1 ? "l1" : "l2", {axis}, true);
+    Value zero = scalarLike(x, 0.0);
+    setOutput(0, where(cmp(norm, zero, "eq"), zero, build<dlc::DivOp>({x, norm})));
+    return true;
+  }
+  if (op == "CumSum") {
+    // y[j] = sum over i of x[i] where M[i][j] (i <= j; i < j when
+    // exclusive; mirrored when reverse): x with a new axis after `axis`,
+    // masked by the [n, n] M, summed over i. O(n^2) work along the axis.
+    allowOnlyAttrs({"exclusive", "reverse"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    std::vector<int64_t> ax = requiredInts(1, "axis");
+    if (ax.size() != 1)
+      failNode("axis must be a scalar");
+    int64_t rank = t.getRank(), axis = normAxis(ax[0], rank), n = t.getDimSize(axis);
+    bool exclusive = attrInt("exclusive", 0), reverse = attrInt("reverse", 0);
+    std::vector<int64_t> expanded(t.getShape().begin(), t.getShape().end());
+    expanded.insert(expanded.begin() + axis + 1, 1);
+    std::vector<int64_t> maskShape(rank + 1, 1);
+    maskShape[axis] = maskShape[axis + 1] = n;
+    std::vector<double> mask(n * n);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        mask[i * n + j] = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+    Value masked = where(constOf(dlc::kBool, maskShape, mask), reshapeTo(x, expanded),
+                         scalarLike(x, 0.0));
+    setOutput(0, reduce(masked, "sum", {axis}, false));
+    return true;
+  }
+  if (op == "OneHot") {
+    // values[1] where the (wrapped) index equals the position along the new
+    // axis, values[0] elsewhere; out-of-range indices match nowhere.
+    allowOnlyAttrs({"axis"});
+    Value ind = value(0);
+    const ConstTensor *depthC = constInput(1);
+    if (!depthC || depthC->numel() != 1)
+      failNode("depth must be a constant scalar " + bindHint(1));
+    int64_t depth = (int64_t)depthC->asDouble(0);
+    if (depth <= 0)
+      failNode("depth must be positive");
+    Value vals = value(2);
+    if (typeOf(vals).getNumElements() != 2)
+      failNode("values must hold 2 elements (off, on)");
+    vals = reshapeTo(vals, {2});
+    auto pick = [&](double k) {
+      return build<dlc::GatherOp>({vals, constOf(dlc::kInt64, {}, {k})},
+                                  {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
+                                   builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+    };
+    if (typeOf(ind).getElementType() != builder.getI64Type())
+      ind = build<dlc::CastOp>(ind, {builder.getNamedAttr("to", TypeAttr::get(builder.getI64Type()))});
+    Value depthV = constOf(dlc::kInt64, {}, {(double)depth});
+    ind = where(cmp(ind, constOf(dlc::kInt64, {}, {0.0}), "lt"), build<dlc::AddOp>({ind, depthV}), ind);
+    auto it = typeOf(ind);
+    int64_t outRank = it.getRank() + 1, axis = normAxis(attrInt("axis", -1), outRank);
+    std::vector<int64_t> expanded(it.getShape().begin(), it.getShape().end());
+    expanded.insert(expanded.begin() + axis, 1);
+    Value hit = cmp(reshapeTo(ind, expanded), iotaAlong(depth, axis, outRank), "eq");
+    setOutput(0, where(hit, pick(1), pick(0)));
+    return true;
+  }
+  if (op == "DepthToSpace" || op == "SpaceToDepth") {
+    // A reshape, a transpose and a reshape (ONNX's own definition).
+    bool toSpace = op == "DepthToSpace";
+    toSpace ? allowOnlyAttrs({"blocksize", "mode"}) : allowOnlyAttrs({"blocksize"});
+    Value x = value(0);
+    auto t = typeOf(x);
+    int64_t b = attrInt("blocksize", 0);
+    if (t.getRank() != 4 || b <= 0)
+      failNode("needs a 4-D input and a positive blocksize");
+    int64_t n = t.getDimSize(0), c = t.getDimSize(1), h = t.getDimSize(2), w = t.getDimSize(3);
+    auto transpose = [&](Value v, std::vector<int64_t> perm) {
+      return build<dlc::TransposeOp>(v, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(perm))});
+    };
+    Value y;
+    if (toSpace) {
+      if (c % (b * b))
+        failNode("channels must be divisible by blocksize^2");
+      std::string mode = attrString("mode", "DCR");
+      if (mode != "DCR" && mode != "CRD")
+        failNode("unsupported mode '" + mode + "'");
+      int64_t cc = c / (b * b);
+      y = mode == "DCR" ? transpose(reshapeTo(x, {n, b, b, cc, h, w}), {0, 3, 4, 1, 5, 2})
+                        : transpose(reshapeTo(x, {n, cc, b, b, h, w}), {0, 1, 4, 2, 5, 3});
+      y = reshapeTo(y, {n, cc, h * b, w * b});
+    } else {
+      if (h % b || w % b)
+        failNode("height and width must be divisible by blocksize");
+      y = transpose(reshapeTo(x, {n, c, h / b, b, w / b, b}), {0, 3, 5, 1, 2, 4});
+      y = reshapeTo(y, {n, c * b * b, h / b, w / b});
+    }
+    setOutput(0, y);
+    return true;
+  }
   if (op == "Swish") {
     allowOnlyAttrs({"alpha"});
     Value x = value(0);
@@ -1404,21 +1563,26 @@ void Importer::importConv() {
   allowOnlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   Value x = value(0), w = value(1);
   auto wt = typeOf(w);
-  if (wt.getRank() != 4 || typeOf(x).getRank() != 4)
-    failNode("only 2-D convolution is supported");
+  int64_t rank = typeOf(x).getRank();
+  if ((rank != 3 && rank != 4) || wt.getRank() != rank)
+    failNode("only 1-D and 2-D convolution is supported");
+  std::vector<int64_t> kernel(wt.getShape().begin() + 2, wt.getShape().end());
   if (auto k = attrInts("kernel_shape"))
-    if (*k != std::vector<int64_t>{wt.getDimSize(2), wt.getDimSize(3)})
+    if (*k != kernel)
       failNode("kernel_shape does not match the weight's shape");
   SmallVector<NamedAttribute> attrs;
-  windowAttrs(typeOf(x), {wt.getDimSize(2), wt.getDimSize(3)}, attrs, false);
+  windowAttrs(typeOf(x), kernel, attrs, false);
   attrs.push_back(builder.getNamedAttr("group", builder.getI64IntegerAttr(attrInt("group", 1))));
-  SmallVector<Value> operands{x, w};
+  bool lifted = rank == 3;
+  SmallVector<Value> operands{lifted ? liftTo2d(x) : x, lifted ? liftTo2d(w) : w};
   if (hasInput(2))
     operands.push_back(value(2));
-  setOutput(0, build<dlc::ConvOp>(operands, attrs));
+  Value y = build<dlc::ConvOp>(operands, attrs);
+  setOutput(0, lifted ? dropLiftedDim(y) : y);
 }
 
-void Importer::importPool(bool isMax) {
+void Importer::importPool(const std::string &op) {
+  bool isMax = op == "MaxPool", isLp = op == "LpPool";
   if (isMax) {
     allowOnlyAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
                     "storage_order", "strides"});
@@ -1426,6 +1590,9 @@ void Importer::importPool(bool isMax) {
       failNode("storage_order=1 is not supported");
     if (node->output_size() > 1 && !node->output(1).empty())
       failNode("the Indices output of MaxPool is not supported");
+  } else if (isLp) {
+    allowOnlyAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads",
+                    "strides"});
   } else {
     allowOnlyAttrs({"auto_pad", "ceil_mode", "count_include_pad", "dilations",
                     "kernel_shape", "pads", "strides"});
@@ -1434,18 +1601,39 @@ void Importer::importPool(bool isMax) {
   auto kernel = attrInts("kernel_shape");
   if (!kernel)
     failNode("missing attribute kernel_shape");
-  if (kernel->size() != 2)
-    failNode("only 2-D pooling is supported");
+  if (kernel->size() != 1 && kernel->size() != 2)
+    failNode("only 1-D and 2-D pooling is supported");
+  if ((int64_t)kernel->size() != typeOf(x).getRank() - 2)
+    failNode("kernel_shape does not match the input's rank");
   SmallVector<NamedAttribute> attrs;
   windowAttrs(typeOf(x), *kernel, attrs, attrInt("ceil_mode", 0) != 0);
+  bool lifted = kernel->size() == 1;
+  if (lifted)
+    kernel->insert(kernel->begin(), 1), x = liftTo2d(x);
   attrs.push_back(builder.getNamedAttr("kernel_shape", builder.getDenseI64ArrayAttr(*kernel)));
+  Value y;
   if (isMax) {
-    setOutput(0, build<dlc::MaxPoolOp>(x, attrs));
+    y = build<dlc::MaxPoolOp>(x, attrs);
+  } else if (isLp) {
+    // (sum over the window of |x|^p)^(1/p): an average that counts the
+    // zero padding, times the window size. p is an integer attribute.
+    int64_t p = attrInt("p", 2);
+    if (p <= 0)
+      failNode("p must be positive");
+    Value a = unary<dlc::AbsOp>(x);
+    Value powered = p == 1 ? a : p == 2 ? build<dlc::MulOp>({a, a})
+                                        : build<dlc::PowOp>({a, scalarLike(a, (double)p)});
+    attrs.push_back(builder.getNamedAttr("count_include_pad", builder.getBoolAttr(true)));
+    Value sum = build<dlc::MulOp>({build<dlc::AveragePoolOp>(powered, attrs),
+                                   scalarLike(x, (double)((*kernel)[0] * (*kernel)[1]))});
+    y = p == 1 ? sum : p == 2 ? unary<dlc::SqrtOp>(sum)
+                              : build<dlc::PowOp>({sum, scalarLike(sum, 1.0 / p)});
   } else {
     if (attrInt("count_include_pad", 0))
       attrs.push_back(builder.getNamedAttr("count_include_pad", builder.getBoolAttr(true)));
-    setOutput(0, build<dlc::AveragePoolOp>(x, attrs));
+    y = build<dlc::AveragePoolOp>(x, attrs);
   }
+  setOutput(0, lifted ? dropLiftedDim(y) : y);
 }
 
 void Importer::importGemm() {
@@ -1775,8 +1963,8 @@ void Importer::importNode() {
     return;
   if (op == "Conv")
     return importConv();
-  if (op == "MaxPool" || op == "AveragePool")
-    return importPool(op == "MaxPool");
+  if (op == "MaxPool" || op == "AveragePool" || op == "LpPool")
+    return importPool(op);
   if (op == "Gemm")
     return importGemm();
   if (op == "MatMul") {
@@ -1836,6 +2024,14 @@ void Importer::importNode() {
       return setOutput(0, x);
     return setOutput(0, build<dlc::CastOp>(
                             x, {builder.getNamedAttr("to", TypeAttr::get(elemType(to)))}));
+  }
+  if (op == "GlobalMaxPool") {
+    allowOnlyAttrs({});
+    Value x = value(0);
+    std::vector<int64_t> spatial;
+    for (int64_t d = 2; d < typeOf(x).getRank(); ++d)
+      spatial.push_back(d);
+    return setOutput(0, reduce(x, "max", spatial, true));
   }
   if (op == "GlobalAveragePool") {
     allowOnlyAttrs({});
