@@ -164,6 +164,7 @@ private:
                " and " + dtypeName(dtypeOf(b.getType())) + ")");
   }
   void importConv();
+  void importConvTranspose();
   void importPool(const std::string &op);
   void importGemm();
   void importClip();
@@ -1167,6 +1168,7 @@ void Importer::importPad() {
   std::string mode = attrString("mode", "constant");
   std::vector<int64_t> pads, axes;
   double fill = 0;
+  Value runtimeFill; // a constant_value computed at run time
   Value x = value(0);
   int64_t rank = typeOf(x).getRank();
   if (opset < 11) {
@@ -1178,9 +1180,12 @@ void Importer::importPad() {
     pads = requiredInts(1, "pads");
     if (hasInput(2)) {
       const ConstTensor *v = constInput(2);
-      if (!v || v->numel() != 1)
-        failNode("constant_value must be a constant scalar " + bindHint(2));
-      fill = v->asDouble(0);
+      if (v && v->numel() != 1)
+        failNode("constant_value must be a scalar");
+      if (v)
+        fill = v->asDouble(0);
+      else
+        runtimeFill = value(2);
     }
     axes = constInts(3, "axes").value_or(std::vector<int64_t>{});
   }
@@ -1189,8 +1194,8 @@ void Importer::importPad() {
       axes.push_back(a);
   if (pads.size() != 2 * axes.size())
     failNode("pads must hold two values per axis");
-  if (mode != "constant" && mode != "edge")
-    failNode("pad mode '" + mode + "' is not supported (constant and edge are)");
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    failNode("unsupported pad mode '" + mode + "'");
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t axis = normAxis(axes[i], rank);
     int64_t before = pads[i], after = pads[i + axes.size()];
@@ -1208,19 +1213,31 @@ void Importer::importPad() {
       after = std::max<int64_t>(0, after);
       shape = typeOf(x).getShape();
     }
-    auto block = [&](int64_t width, bool atStart) -> Value {
+    if (mode != "constant") {
+      // Edge, reflect and wrap read input positions: one gather of the
+      // padded index range mapped into [0, n).
+      int64_t n = shape[axis];
+      if (mode == "reflect" && (before >= n || after >= n))
+        failNode("reflect pads must be smaller than the axis");
+      std::vector<double> idx;
+      for (int64_t k = -before; k < n + after; ++k) {
+        int64_t j = mode == "edge" ? std::clamp<int64_t>(k, 0, n - 1)
+                    : mode == "wrap" ? ((k % n) + n) % n
+                    : k < 0 ? -k : k >= n ? 2 * (n - 1) - k : k;
+        idx.push_back((double)j);
+      }
+      if (before || after)
+        x = build<dlc::GatherOp>(
+            {x, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
+            {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+             builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+      continue;
+    }
+    auto block = [&](int64_t width, bool) -> Value {
       std::vector<int64_t> bs(shape.begin(), shape.end());
       bs[axis] = width;
-      if (mode == "constant")
-        return constOf(dtypeOf(x.getType()), bs,
-                       std::vector<double>(std::accumulate(bs.begin(), bs.end(), (int64_t)1,
-                                                           std::multiplies<int64_t>()),
-                                           fill));
-      std::vector<int64_t> off(rank, 0), size(shape.begin(), shape.end()), step(rank, 1);
-      off[axis] = atStart ? 0 : shape[axis] - 1;
-      size[axis] = 1;
-      return build<dlc::ExpandOp>(slice(x, off, size, step),
-                                  {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(bs))});
+      int64_t count = std::accumulate(bs.begin(), bs.end(), (int64_t)1, std::multiplies<int64_t>());
+      return constOf(dtypeOf(x.getType()), bs, std::vector<double>(count, fill));
     };
     SmallVector<Value> parts;
     if (before)
@@ -1230,6 +1247,16 @@ void Importer::importPad() {
       parts.push_back(block(after, false));
     if (parts.size() > 1)
       x = build<dlc::ConcatOp>(parts, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
+    if (runtimeFill && (before || after)) {
+      // Padded with 0 above; the run-time value replaces it where padded.
+      int64_t n = typeOf(x).getDimSize(axis);
+      std::vector<int64_t> maskShape(rank, 1);
+      maskShape[axis] = n;
+      std::vector<double> padded(n);
+      for (int64_t k = 0; k < n; ++k)
+        padded[k] = k < before || k >= n - after;
+      x = where(constOf(dlc::kBool, maskShape, padded), reshapeTo(runtimeFill, {}), x);
+    }
   }
   setOutput(0, x);
 }
@@ -1578,6 +1605,121 @@ void Importer::importConv() {
   if (hasInput(2))
     operands.push_back(value(2));
   Value y = build<dlc::ConvOp>(operands, attrs);
+  setOutput(0, lifted ? dropLiftedDim(y) : y);
+}
+
+/// ConvTranspose as the convolution it is the adjoint of: the input with
+/// stride-1 zeros between elements, padded by dilation*(k-1) less the
+/// transposed conv's pads, convolved at stride 1 with the kernel flipped
+/// and its channel roles swapped per group.
+void Importer::importConvTranspose() {
+  allowOnlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                  "output_shape", "pads", "strides"});
+  Value x = value(0), w = value(1);
+  auto xt = typeOf(x), wt = typeOf(w);
+  int64_t rank = xt.getRank(), d = rank - 2, group = attrInt("group", 1);
+  if ((rank != 3 && rank != 4) || wt.getRank() != rank)
+    failNode("only 1-D and 2-D transposed convolution is supported");
+  if (group <= 0 || xt.getDimSize(1) != wt.getDimSize(0) || wt.getDimSize(0) % group)
+    failNode("weight must be [C, M/group, k...] with C the input's channels");
+  std::vector<int64_t> kernel(wt.getShape().begin() + 2, wt.getShape().end());
+  if (auto k = attrInts("kernel_shape"); k && *k != kernel)
+    failNode("kernel_shape does not match the weight's shape");
+  auto get = [&](const char *name, int64_t n, int64_t dflt) {
+    auto v = attrInts(name).value_or(std::vector<int64_t>(n, dflt));
+    if ((int64_t)v.size() != n)
+      failNode(std::string(name) + " needs " + std::to_string(n) + " values");
+    return v;
+  };
+  std::vector<int64_t> strides = get("strides", d, 1), dil = get("dilations", d, 1),
+                       outPad = get("output_padding", d, 0), pads = get("pads", 2 * d, 0);
+  for (int64_t i = 0; i < d; ++i)
+    if (strides[i] <= 0 || dil[i] <= 0 || outPad[i] < 0)
+      failNode("strides and dilations must be positive, output_padding non-negative");
+  std::string autoPad = attrString("auto_pad", "NOTSET");
+  auto outShape = attrInts("output_shape");
+  if (outShape && (int64_t)outShape->size() == rank)
+    outShape->erase(outShape->begin(), outShape->begin() + 2);
+  if (outShape || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // Pads that give the requested (or input x stride) output size.
+    for (int64_t i = 0; i < d; ++i) {
+      int64_t in = xt.getDimSize(2 + i);
+      int64_t want = outShape ? (*outShape)[i] : in * strides[i];
+      int64_t total = strides[i] * (in - 1) + outPad[i] + (kernel[i] - 1) * dil[i] + 1 - want;
+      // A larger output than the input gives is negative padding (more
+      // zeros); the halves round down as in ONNX's reference.
+      bool upper = autoPad == "SAME_UPPER";
+      int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pads[i] = upper ? half : total - half;
+      pads[i + d] = upper ? total - half : half;
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * d, 0);
+  } else if (autoPad != "NOTSET") {
+    failNode("unsupported auto_pad '" + autoPad + "'");
+  }
+  bool lifted = d == 1;
+  if (lifted) {
+    x = liftTo2d(x), w = liftTo2d(w);
+    kernel.insert(kernel.begin(), 1), strides.insert(strides.begin(), 1);
+    dil.insert(dil.begin(), 1), outPad.insert(outPad.begin(), 0);
+    pads = {0, pads[0], 0, pads[1]};
+  }
+  auto gatherAxis = [&](Value v, int64_t axis, const std::vector<double> &idx) {
+    return build<dlc::GatherOp>(
+        {v, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
+        {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+         builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+  };
+  std::vector<int64_t> convPads(4);
+  for (int64_t i = 0; i < 2; ++i) {
+    int64_t axis = 2 + i, in = typeOf(x).getDimSize(axis), s = strides[i];
+    if (s > 1) {
+      // Element k of the dilated input is x[k / s] where s divides k, else 0.
+      int64_t n = (in - 1) * s + 1;
+      std::vector<double> idx(n), keep(n);
+      std::vector<int64_t> maskShape(4, 1);
+      maskShape[axis] = n;
+      for (int64_t k = 0; k < n; ++k)
+        idx[k] = (double)(k / s), keep[k] = k % s == 0;
+      x = where(constOf(dlc::kBool, maskShape, keep), gatherAxis(x, axis, idx), scalarLike(x, 0.0));
+    }
+    int64_t lo = dil[i] * (kernel[i] - 1) - pads[i];
+    int64_t hi = dil[i] * (kernel[i] - 1) - pads[i + 2] + outPad[i];
+    if (lo < 0 || hi < 0) {
+      // Pads wider than the kernel crop the dilated input instead.
+      auto shape = typeOf(x).getShape();
+      std::vector<int64_t> off(4, 0), size(shape.begin(), shape.end()), step(4, 1);
+      off[axis] = std::max<int64_t>(0, -lo);
+      size[axis] = shape[axis] - off[axis] - std::max<int64_t>(0, -hi);
+      if (size[axis] <= 0)
+        failNode("pads remove the whole output");
+      x = slice(x, off, size, step);
+      lo = std::max<int64_t>(0, lo), hi = std::max<int64_t>(0, hi);
+    }
+    convPads[i] = lo, convPads[i + 2] = hi;
+  }
+  // [C, M/g, k...] -> [M, C/g, k...], each kernel flipped in space.
+  int64_t c = wt.getDimSize(0), mg = wt.getDimSize(1), kh = kernel[0], kw = kernel[1];
+  Value wf = reshapeTo(w, {group, c / group, mg, kh, kw});
+  wf = build<dlc::TransposeOp>(wf, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr({0, 2, 1, 3, 4}))});
+  wf = reshapeTo(wf, {group * mg, c / group, kh, kw});
+  for (int64_t i = 0; i < 2; ++i) {
+    if (kernel[i] == 1)
+      continue;
+    std::vector<double> rev(kernel[i]);
+    for (int64_t k = 0; k < kernel[i]; ++k)
+      rev[k] = (double)(kernel[i] - 1 - k);
+    wf = gatherAxis(wf, 2 + i, rev);
+  }
+  SmallVector<Value> operands{x, wf};
+  if (hasInput(2))
+    operands.push_back(value(2));
+  Value y = build<dlc::ConvOp>(
+      operands, {builder.getNamedAttr("strides", builder.getDenseI64ArrayAttr({1, 1})),
+                 builder.getNamedAttr("pads", builder.getDenseI64ArrayAttr(convPads)),
+                 builder.getNamedAttr("dilations", builder.getDenseI64ArrayAttr(dil)),
+                 builder.getNamedAttr("group", builder.getI64IntegerAttr(group))});
   setOutput(0, lifted ? dropLiftedDim(y) : y);
 }
 
@@ -1963,6 +2105,8 @@ void Importer::importNode() {
     return;
   if (op == "Conv")
     return importConv();
+  if (op == "ConvTranspose")
+    return importConvTranspose();
   if (op == "MaxPool" || op == "AveragePool" || op == "LpPool")
     return importPool(op);
   if (op == "Gemm")
