@@ -146,6 +146,9 @@ private:
   void importAttention();
   void importPad();
   void importResize();
+  void importScatterOrGatherND();
+  Value scatterConst(Value data, Value updates, const std::vector<int64_t> &target,
+                     const std::string &reduction);
   std::optional<std::vector<double>> constDoubles(int idx, const std::string &what);
   // Builders for composite ops (decomposed into dlc ops at import).
   Value scalarLike(Value like, double v);
@@ -1007,6 +1010,141 @@ void Importer::importResize() {
   setOutput(0, x);
 }
 
+/// Writes updates (flattened, element m) into data at flat offsets
+/// target[m], known at import. Each round is a gather of the updates and a
+/// where: one round for plain assignment (the last write wins, as ONNX's
+/// reference), one per repeated hit for add/mul/max/min.
+Value Importer::scatterConst(Value data, Value updates, const std::vector<int64_t> &target,
+                             const std::string &reduction) {
+  auto dt = typeOf(data);
+  int64_t n = dt.getNumElements();
+  std::vector<std::vector<int64_t>> hits(n);
+  for (size_t m = 0; m < target.size(); ++m)
+    hits[target[m]].push_back((int64_t)m);
+  size_t rounds = 0;
+  for (auto &h : hits) {
+    if (reduction == "none" && h.size() > 1)
+      h = {h.back()};
+    rounds = std::max(rounds, h.size());
+  }
+  Value flat = reshapeTo(updates, {typeOf(updates).getNumElements()});
+  std::vector<int64_t> shape(dt.getShape().begin(), dt.getShape().end());
+  Value out = data;
+  for (size_t r = 0; r < rounds; ++r) {
+    std::vector<double> src(n, 0.0), mask(n, 0.0);
+    for (int64_t t = 0; t < n; ++t)
+      if (r < hits[t].size())
+        src[t] = (double)hits[t][r], mask[t] = 1;
+    Value g = build<dlc::GatherOp>({flat, constOf(dlc::kInt64, shape, src)},
+                                   {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
+                                    builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+    Value v = reduction == "none"  ? g
+              : reduction == "add" ? build<dlc::AddOp>({out, g})
+              : reduction == "mul" ? build<dlc::MulOp>({out, g})
+              : reduction == "max" ? build<dlc::MaxOp>({out, g})
+                                   : build<dlc::MinOp>({out, g});
+    out = where(constOf(dlc::kBool, shape, mask), v, out);
+  }
+  return out;
+}
+
+/// ScatterElements, ScatterND and GatherND with indices known at import
+/// (constants or bound with --bind): the offsets they address are computed
+/// here, and the data moves by gathers.
+void Importer::importScatterOrGatherND() {
+  const std::string &op = node->op_type();
+  bool gatherNd = op == "GatherND", nd = op == "ScatterND" || gatherNd;
+  if (gatherNd)
+    allowOnlyAttrs({"batch_dims"});
+  else if (nd)
+    allowOnlyAttrs({"reduction"});
+  else
+    allowOnlyAttrs({"axis", "reduction"});
+  Value data = value(0);
+  const ConstTensor *ic = constInput(1);
+  if (!ic || !ic->isInt())
+    failNode("indices must be a constant integer tensor " + bindHint(1));
+  auto dt = typeOf(data);
+  std::vector<int64_t> dshape(dt.getShape().begin(), dt.getShape().end());
+  int64_t rank = dt.getRank();
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dshape[d + 1];
+  auto wrap = [&](int64_t i, int64_t dim) {
+    int64_t j = i < 0 ? i + dim : i;
+    if (j < 0 || j >= dim)
+      failNode("index " + std::to_string(i) + " is out of range for a dimension of " +
+               std::to_string(dim));
+    return j;
+  };
+  std::string reduction = attrString("reduction", "none");
+  if (!gatherNd && reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    failNode("unsupported reduction '" + reduction + "'");
+
+  if (!nd) {
+    // ScatterElements: update u lands at u with its axis coordinate replaced.
+    Value updates = value(2);
+    int64_t axis = normAxis(attrInt("axis", 0), rank);
+    if (ic->shape != std::vector<int64_t>(typeOf(updates).getShape().begin(),
+                                          typeOf(updates).getShape().end()) ||
+        (int64_t)ic->shape.size() != rank)
+      failNode("indices and updates must have the same shape and the data's rank");
+    std::vector<int64_t> target(ic->numel()), u(rank, 0);
+    for (int64_t m = 0; m < ic->numel(); ++m) {
+      int64_t t = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        t += (d == axis ? wrap(ic->i[m], dshape[d]) : u[d]) * strides[d];
+      target[m] = t;
+      for (int64_t d = rank - 1; d >= 0 && ++u[d] == ic->shape[d]; --d)
+        u[d] = 0;
+    }
+    return setOutput(0, scatterConst(data, updates, target, reduction));
+  }
+
+  int64_t k = ic->shape.empty() ? 0 : ic->shape.back();
+  int64_t b = gatherNd ? attrInt("batch_dims", 0) : 0;
+  if (ic->shape.empty() || k < 1 || b < 0 || b + k > rank)
+    failNode("indices' last dimension must be in [1, rank - batch_dims]");
+  int64_t tuples = ic->numel() / k, inner = 1, batchSize = 1;
+  for (int64_t d = b + k; d < rank; ++d)
+    inner *= dshape[d];
+  for (int64_t d = 0; d < b; ++d) {
+    if (ic->shape[d] != dshape[d])
+      failNode("indices' batch dimensions must match the data's");
+    batchSize *= dshape[d];
+  }
+  // The flat offset of each index tuple's slice (batch part included).
+  std::vector<int64_t> base(tuples);
+  int64_t perBatch = tuples / batchSize;
+  for (int64_t q = 0; q < tuples; ++q) {
+    int64_t off = (q / perBatch) * (b ? strides[b - 1] : 0);
+    for (int64_t j = 0; j < k; ++j)
+      off += wrap(ic->i[q * k + j], dshape[b + j]) * strides[b + j];
+    base[q] = off;
+  }
+  if (gatherNd) {
+    // Rows of data viewed as [prod(shape[:b+k]), shape[b+k:]...].
+    std::vector<int64_t> view{dt.getNumElements() / inner}, outShape(ic->shape.begin(), ic->shape.end() - 1);
+    view.insert(view.end(), dshape.begin() + b + k, dshape.end());
+    std::vector<double> rows(tuples);
+    for (int64_t q = 0; q < tuples; ++q)
+      rows[q] = (double)(base[q] / inner);
+    return setOutput(0, build<dlc::GatherOp>(
+                            {reshapeTo(data, view), constOf(dlc::kInt64, outShape, rows)},
+                            {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
+                             builder.getNamedAttr("elements", builder.getBoolAttr(false))}));
+  }
+  Value updates = value(2);
+  if (typeOf(updates).getNumElements() != tuples * inner)
+    failNode("updates must have shape indices.shape[:-1] + data.shape[k:]");
+  std::vector<int64_t> target(tuples * inner);
+  for (int64_t q = 0; q < tuples; ++q)
+    for (int64_t r = 0; r < inner; ++r)
+      target[q * inner + r] = base[q] + r;
+  setOutput(0, scatterConst(data, updates, target, reduction));
+}
+
 /// NegativeLogLikelihoodLoss on [N, C, d...] log-probabilities: the class
 /// picked per element through a one-hot mask (target == class), weighted;
 /// ignored and out-of-range targets weigh 0.
@@ -1278,6 +1416,8 @@ bool Importer::importComposite() {
     return importAttention(), true;
   if (op == "Resize" || op == "Upsample")
     return importResize(), true;
+  if (op == "ScatterElements" || op == "Scatter" || op == "ScatterND" || op == "GatherND")
+    return importScatterOrGatherND(), true;
   if (op == "ArgMax" || op == "ArgMin") {
     // The first (or last) position equal to the max/min: a compare with the
     // reduced value, then the smallest (largest) matching index.
