@@ -146,6 +146,7 @@ private:
   void importAttention();
   void importPad();
   void importResize();
+  void importEinsum();
   void importScatterOrGatherND();
   Value scatterConst(Value data, Value updates, const std::vector<int64_t> &target,
                      const std::string &reduction);
@@ -1010,6 +1011,159 @@ void Importer::importResize() {
   setOutput(0, x);
 }
 
+/// Einsum with one or two operands: repeated labels take a diagonal,
+/// labels no one else needs are summed away, and two operands meet in one
+/// batched MatMul over [batch, left, contracted] x [batch, contracted,
+/// right] (the matmul-like equations run on the contraction kernels).
+void Importer::importEinsum() {
+  allowOnlyAttrs({"equation"});
+  std::string eq;
+  for (char c : attrString("equation", ""))
+    if (c != ' ')
+      eq += c;
+  int n = node->input_size();
+  if (n < 1 || n > 2)
+    failNode("only one or two operands are supported");
+  auto arrow = eq.find("->");
+  std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  if ((int)terms.size() != n)
+    failNode("the equation names " + std::to_string(terms.size()) + " operands, the node has " +
+             std::to_string(n));
+  // "..." becomes digit labels, aligned from the right across operands.
+  std::vector<Value> ops;
+  std::vector<std::string> labels;
+  int64_t ellipsisRank = 0;
+  for (int i = 0; i < n; ++i) {
+    ops.push_back(value(i));
+    int64_t explicitCount = (int64_t)terms[i].size() - (terms[i].find("...") != std::string::npos ? 3 : 0);
+    ellipsisRank = std::max(ellipsisRank, typeOf(ops[i]).getRank() - explicitCount);
+  }
+  if (ellipsisRank > 10)
+    failNode("too many dimensions under '...'");
+  auto expand = [&](const std::string &t, int64_t rank) {
+    auto dots = t.find("...");
+    if (dots == std::string::npos)
+      return t;
+    int64_t e = rank - ((int64_t)t.size() - 3);
+    std::string digits;
+    for (int64_t k = ellipsisRank - e; k < ellipsisRank; ++k)
+      digits += char('0' + k);
+    return t.substr(0, dots) + digits + t.substr(dots + 3);
+  };
+  for (int i = 0; i < n; ++i) {
+    labels.push_back(expand(terms[i], typeOf(ops[i]).getRank()));
+    if ((int64_t)labels[i].size() != typeOf(ops[i]).getRank())
+      failNode("operand " + std::to_string(i) + "'s labels do not match its rank");
+  }
+  std::string out;
+  if (arrow != std::string::npos) {
+    std::string rhs = eq.substr(arrow + 2);
+    out = rhs.find("...") != std::string::npos ? expand(rhs, ellipsisRank + (int64_t)rhs.size() - 3) : rhs;
+  } else {
+    // Implicit output: the ellipsis, then labels seen once, alphabetically.
+    std::map<char, int> count;
+    for (auto &l : labels)
+      for (char c : l)
+        ++count[c];
+    for (auto &[c, k] : count)
+      if (std::isdigit((unsigned char)c) || (k == 1))
+        out += c;
+  }
+  auto perm = [&](Value v, const std::string &from, const std::string &to) {
+    if (from == to)
+      return v;
+    std::vector<int64_t> p;
+    for (char c : to)
+      p.push_back((int64_t)from.find(c));
+    return build<dlc::TransposeOp>(v, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr(p))});
+  };
+  std::map<char, int64_t> size;
+  for (int i = 0; i < n; ++i)
+    for (size_t k = 0; k < labels[i].size(); ++k) {
+      int64_t d = typeOf(ops[i]).getDimSize(k);
+      if (size.count(labels[i][k]) && size[labels[i][k]] != d)
+        failNode(std::string("label '") + labels[i][k] + "' has sizes " +
+                 std::to_string(size[labels[i][k]]) + " and " + std::to_string(d));
+      size[labels[i][k]] = d;
+    }
+  for (int i = 0; i < n; ++i) {
+    std::string &l = labels[i];
+    // A repeated label reads the diagonal: both axes last, flattened, and
+    // every (size+1)-th element gathered.
+    for (size_t a = 0; a < l.size(); ++a) {
+      size_t b = l.find(l[a], a + 1);
+      if (b == std::string::npos)
+        continue;
+      std::string rest;
+      for (size_t k = 0; k < l.size(); ++k)
+        if (k != a && k != b)
+          rest += l[k];
+      Value v = perm(ops[i], l, rest + l[a] + l[b]);
+      std::vector<int64_t> shape(typeOf(v).getShape().begin(), typeOf(v).getShape().end() - 2);
+      int64_t d = size[l[a]];
+      shape.push_back(d * d);
+      std::vector<double> diag(d);
+      for (int64_t k = 0; k < d; ++k)
+        diag[k] = (double)(k * (d + 1));
+      ops[i] = build<dlc::GatherOp>(
+          {reshapeTo(v, shape), constOf(dlc::kInt64, {d}, diag)},
+          {builder.getNamedAttr("axis", builder.getI64IntegerAttr((int64_t)shape.size() - 1)),
+           builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+      l = rest + l[a];
+      a = (size_t)-1; // rescan
+    }
+    // Labels needed neither by the output nor the other operand: summed.
+    std::vector<int64_t> axes;
+    std::string kept;
+    for (size_t k = 0; k < l.size(); ++k) {
+      bool other = n == 2 && labels[1 - i].find(l[k]) != std::string::npos;
+      if (out.find(l[k]) == std::string::npos && !other)
+        axes.push_back((int64_t)k);
+      else
+        kept += l[k];
+    }
+    if (!axes.empty())
+      ops[i] = reduce(ops[i], "sum", axes, false), l = kept;
+  }
+  for (char c : out)
+    if (!size.count(c))
+      failNode(std::string("output label '") + c + "' is on no operand");
+  if (n == 1)
+    return setOutput(0, perm(ops[0], labels[0], out));
+
+  std::string batch, left, right, contract;
+  for (char c : labels[0]) {
+    bool inB = labels[1].find(c) != std::string::npos, inOut = out.find(c) != std::string::npos;
+    (inB ? (inOut ? batch : contract) : left) += c;
+  }
+  for (char c : labels[1])
+    if (labels[0].find(c) == std::string::npos)
+      right += c;
+  auto prod = [&](const std::string &ls) {
+    int64_t p = 1;
+    for (char c : ls)
+      p *= size[c];
+    return p;
+  };
+  Value a = reshapeTo(perm(ops[0], labels[0], batch + left + contract),
+                      {prod(batch), prod(left), prod(contract)});
+  Value b = reshapeTo(perm(ops[1], labels[1], batch + contract + right),
+                      {prod(batch), prod(contract), prod(right)});
+  Value y = build<dlc::MatMulOp>({a, b});
+  std::vector<int64_t> shape;
+  for (char c : batch + left + right)
+    shape.push_back(size[c]);
+  setOutput(0, perm(reshapeTo(y, shape), batch + left + right, out));
+}
+
 /// Writes updates (flattened, element m) into data at flat offsets
 /// target[m], known at import. Each round is a gather of the updates and a
 /// where: one round for plain assignment (the last write wins, as ONNX's
@@ -1416,6 +1570,8 @@ bool Importer::importComposite() {
     return importAttention(), true;
   if (op == "Resize" || op == "Upsample")
     return importResize(), true;
+  if (op == "Einsum")
+    return importEinsum(), true;
   if (op == "ScatterElements" || op == "Scatter" || op == "ScatterND" || op == "GatherND")
     return importScatterOrGatherND(), true;
   if (op == "ArgMax" || op == "ArgMin") {
