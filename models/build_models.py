@@ -201,7 +201,7 @@ def op_models():
     down = g.node("Resize", ["x", "", "", g.ints("sizes", [1, 3, 3, 4])], mode="cubic", antialias=1)
     models["resize"] = g.model("resize", [tensor("x", [1, 3, 5, 6])],
                                [tensor(near, [1, 3, 7, 4]), tensor(down, [1, 3, 3, 4])], opset=19)
-    g = Graph(15)  # compositions: ConvTranspose, 1-D Conv, CumSum, Pad reflect and run-time fill
+    g = Graph(15)  # compositions: ConvTranspose, 1-D Conv, CumSum, Pad reflect and run-time fill, Einsum
     ct = g.node("ConvTranspose", ["x", g.weight("w", g.rng.normal(0, 0.3, (3, 2, 3, 3)))],
                 strides=[2, 2], pads=[1, 0, 0, 1], output_padding=[1, 0], group=1)  # 1x2x11x10
     row = g.node("Reshape", [ct, g.ints("s", [1, 2, 110])])
@@ -210,9 +210,11 @@ def op_models():
     cs = g.node("CumSum", [c1, g.ints("axis", [2])], reverse=1)
     refl = g.node("Pad", ["x", g.ints("p", [0, 0, 2, 1, 0, 0, 1, 3])], mode="reflect")
     fill = g.node("Pad", ["x", g.ints("p", [0, 1, 1, 0, 0, 0, 2, 2]), "v"], mode="constant")
+    es = g.node("Einsum", ["x", "x"], equation="nchw,ncwk->nhck")  # batch n,c; contract w
     models["compositions"] = g.model(
         "compositions", [tensor("x", [1, 3, 5, 5]), tensor("v", [])],
-        [tensor(cs, [1, 4, 35]), tensor(refl, [1, 3, 8, 9]), tensor(fill, [1, 4, 8, 7])], opset=18)
+        [tensor(cs, [1, 4, 35]), tensor(refl, [1, 3, 8, 9]), tensor(fill, [1, 4, 8, 7]),
+         tensor(es, [1, 5, 3, 5])], opset=18)
     # Shape given as a graph input (as ONNX's node tests do): compiled with
     # `dlc compile --bind shape=FILE.npy`.
     node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")
