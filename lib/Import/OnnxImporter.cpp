@@ -906,7 +906,9 @@ void Importer::importResize() {
     m.antialias = attrInt("antialias", 0);
     extrapolation = attrFloat("extrapolation_value", 0.0f);
     keep = attrString("keep_aspect_ratio_policy", "stretch");
-    roi = constDoubles(1, "roi");
+    // roi matters to tf_crop_and_resize only; elsewhere it may be anything.
+    if (m.coordinates == "tf_crop_and_resize")
+      roi = constDoubles(1, "roi");
     scales = constDoubles(2, "scales");
     sizes = constInts(3, "sizes");
     if (scales && scales->empty())
@@ -1247,8 +1249,11 @@ void Importer::importScatterOrGatherND() {
     std::vector<int64_t> target(ic->numel()), u(rank, 0);
     for (int64_t m = 0; m < ic->numel(); ++m) {
       int64_t t = 0;
-      for (int64_t d = 0; d < rank; ++d)
+      for (int64_t d = 0; d < rank; ++d) {
+        if (d != axis && u[d] >= dshape[d])
+          failNode("indices are larger than the data along axis " + std::to_string(d));
         t += (d == axis ? wrap(ic->i[m], dshape[d]) : u[d]) * strides[d];
+      }
       target[m] = t;
       for (int64_t d = rank - 1; d >= 0 && ++u[d] == ic->shape[d]; --d)
         u[d] = 0;
@@ -1553,8 +1558,8 @@ void Importer::importPad() {
   setOutput(0, x);
 }
 
-/// Ops imported as compositions of dlc ops: Trilu, the losses, Layer/RMS
-/// normalization.
+/// Ops imported as compositions of dlc ops (gathers, wheres, reductions,
+/// reshapes and the contraction ops), with what is static computed here.
 bool Importer::importComposite() {
   const std::string &op = node->op_type();
   if (op == "Gather" || op == "GatherElements") {
