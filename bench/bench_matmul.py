@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""GFLOP/s of dlc's generated square matmul next to OpenBLAS sgemm, one thread.
+
+  bench/bench_matmul.py [--sizes 256,512,1024,2048] [--repeat 10]
+                        [--peak-gflops 100] [--out bench/results/matmul.md]
+
+For each N, an ONNX MatMul of an N x N input by an N x N weight is compiled
+by dlc (the weight is a constant, as in a model) and timed through the C
+API with one thread; OpenBLAS is numpy's (scipy-openblas, the same
+cblas_sgemm), also limited to one thread. Both compute in float32 on the
+same data; the results are compared (max relative error). The peak is the
+single-core FMA peak this machine's issue text measured (about 100 GFLOP/s:
+2 FMA units x 8 float lanes x 2 flops x the clock); pass another for another
+machine.
+"""
+import os
+
+# One OpenBLAS thread: set before numpy loads the library.
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+
+import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import datetime  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
+
+import numpy as np  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper, save  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def matmul_model(w):
+    n = w.shape[0]
+    node = helper.make_node("MatMul", ["a", "w"], ["y"])
+    graph = helper.make_graph([node], f"matmul{n}",
+                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, n])],
+                              [numpy_helper.from_array(w, "w")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dlc", default=os.path.join(ROOT, "build/tools/dlc/dlc"))
+    ap.add_argument("--sizes", default="256,512,1024,2048")
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--target", default="native")
+    ap.add_argument("--peak-gflops", type=float, default=100.0)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/matmul.md"))
+    args = ap.parse_args()
+
+    rng = np.random.default_rng(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for n in [int(s) for s in args.sizes.split(",")]:
+            a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+            w = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+            path = os.path.join(work, f"matmul{n}.onnx")
+            save(matmul_model(w), path)
+            lib_path = os.path.join(work, f"matmul{n}.so")
+            subprocess.run([args.dlc, "compile", path, "-o", lib_path, f"--target={args.target}"],
+                           check=True)
+            lib = load(lib_path)
+            model = ctypes.c_void_p()
+            if lib.dlc_create(ctypes.byref(model), None, 0) != 0:
+                raise RuntimeError(lib.dlc_last_error(None).decode())
+            lib.dlc_set_threads(model, 1)
+            y = np.empty((n, n), np.float32)
+            ins, outs = (Tensor * 1)(tensor("a", a)), (Tensor * 1)(tensor("y", y))
+
+            def run_dlc():
+                if lib.dlc_run(model, ins, 1, outs, 1) != 0:
+                    raise RuntimeError(lib.dlc_last_error(model).decode())
+
+            out = np.empty((n, n), np.float32)
+            dlc_ms = median_ms(run_dlc, args.repeat)
+            blas_ms = median_ms(lambda: np.matmul(a, w, out=out), args.repeat)
+            lib.dlc_destroy(model)
+            ref = a.astype(np.float64) @ w.astype(np.float64)
+            err = float(np.max(np.abs(y - ref)) / np.max(np.abs(ref)))
+            flops = 2.0 * n ** 3
+            dlc_gf, blas_gf = flops / dlc_ms / 1e6, flops / blas_ms / 1e6
+            rows.append((n, dlc_ms, blas_ms, dlc_gf, blas_gf, err))
+
+    lines = [
+        "# dlc generated matmul vs OpenBLAS sgemm, 1 thread",
+        "",
+        f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
+        f"median of {args.repeat} calls, FMA peak taken as {args.peak_gflops:g} GFLOP/s, command: "
+        f"`python3 bench/bench_matmul.py --sizes {args.sizes} --repeat {args.repeat}`",
+        "",
+        "| N | dlc ms | OpenBLAS ms | dlc GFLOP/s | OpenBLAS GFLOP/s | dlc / OpenBLAS | dlc % peak "
+        "| OpenBLAS % peak | max rel err vs f64 |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, dm, bm, dg, bg, err in rows:
+        lines.append(f"| {n} | {dm:.3f} | {bm:.3f} | {dg:.1f} | {bg:.1f} | {dg / bg:.2f} "
+                     f"| {100 * dg / args.peak_gflops:.0f}% | {100 * bg / args.peak_gflops:.0f}% | {err:.1e} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
