@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Latency of dlc-compiled models next to onnxruntime, from one run.
 
-  bench/bench_latency.py [--models resnet18,mobilenetv2,mlp,lenet] [--threads 1,2]
+  bench/bench_latency.py [--models resnet18,resnet50,mobilenetv2,mlp,lenet] [--threads 1,2]
                          [--repeat 30] [--out bench/results/latency.md]
 
 Both sides are timed the same way, in this process, on the same input:
@@ -54,7 +54,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlc", default=os.path.join(ROOT, "build/tools/dlc/dlc"))
     ap.add_argument("--models-dir", default=os.path.join(ROOT, "build/models"))
-    ap.add_argument("--models", default="resnet18,mobilenetv2,mlp,lenet")
+    ap.add_argument("--models", default="resnet18,resnet50,mobilenetv2,mlp,lenet")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--target", default="native")

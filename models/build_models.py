@@ -8,7 +8,7 @@ weights, so nothing large is committed and every run gives the same bytes.
 
 writes, under OUT_DIR:
   mlp.onnx, lenet.onnx                 small networks (784-256-128-10; LeNet-5 style)
-  resnet18.onnx, mobilenetv2.onnx      torchvision architectures, batch 1, 224x224
+  resnet18.onnx, resnet50.onnx, mobilenetv2.onnx  torchvision architectures, batch 1, 224x224
   resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
   mlp_dynamic.onnx                     batch dim is the symbol "N"
   ops/*.onnx                           one small model per importer feature
@@ -131,6 +131,28 @@ def resnet18(batch=1):
     x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
     y = g.gemm(x, 512, 1000)
     return g.model("resnet18", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+
+
+def resnet50(batch=1):
+    """torchvision.models.resnet50: Bottlenecks [3, 4, 6, 3] (1x1, 3x3 with the stride, 1x1 x4)."""
+    g = Graph(5)
+    x = g.node("Relu", [g.bn(g.conv("input", 3, 64, 7, 2, 3, bias=False), 64)])
+    x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    cin = 64
+    for stage, (width, blocks) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)]):
+        for block in range(blocks):
+            stride = 2 if stage > 0 and block == 0 else 1
+            cout = 4 * width
+            y = g.node("Relu", [g.bn(g.conv(x, cin, width, 1, bias=False), width)])
+            y = g.node("Relu", [g.bn(g.conv(y, width, width, 3, stride, 1, bias=False), width)])
+            y = g.bn(g.conv(y, width, cout, 1, bias=False), cout)
+            if stride != 1 or cin != cout:
+                x = g.bn(g.conv(x, cin, cout, 1, stride, 0, bias=False), cout)
+            x = g.node("Relu", [g.node("Add", [y, x])])
+            cin = cout
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    y = g.gemm(x, 2048, 1000)
+    return g.model("resnet50", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
 
 
 def mobilenetv2(batch=1):
@@ -282,6 +304,7 @@ def main():
     out = sys.argv[1]
     os.makedirs(f"{out}/ops", exist_ok=True)
     models = {"mlp": mlp(), "lenet": lenet(), "resnet18": resnet18(), "mobilenetv2": mobilenetv2(),
+              "resnet50": resnet50(),
               "mlp_dynamic": mlp(symbolic=True), "resnet18_b8": resnet18(8),
               "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8)}
     for name, m in models.items():
