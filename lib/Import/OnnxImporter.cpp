@@ -1601,6 +1601,29 @@ bool Importer::importComposite() {
   }
   if (op == "Pad")
     return importPad(), true;
+  if (op == "Tile") {
+    // Each axis repeated: one gather of positions k mod n.
+    allowOnlyAttrs({});
+    Value x = value(0);
+    auto shape = typeOf(x).getShape();
+    std::vector<int64_t> repeats = requiredInts(1, "repeats");
+    if (repeats.size() != shape.size())
+      failNode("repeats needs one value per input dimension");
+    for (size_t a = 0; a < shape.size(); ++a) {
+      if (repeats[a] <= 0)
+        failNode("repeats must be positive (zero-size tensors are not supported)");
+      if (repeats[a] == 1)
+        continue;
+      std::vector<double> idx(shape[a] * repeats[a]);
+      for (size_t k = 0; k < idx.size(); ++k)
+        idx[k] = (double)(k % shape[a]);
+      x = build<dlc::GatherOp>({x, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
+                               {builder.getNamedAttr("axis", builder.getI64IntegerAttr(a)),
+                                builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+    }
+    setOutput(0, x);
+    return true;
+  }
   if (op == "Hardmax") {
     // 1 at the first maximum along the axis (of the 2-D view before opset 13).
     allowOnlyAttrs({"axis"});
@@ -2272,10 +2295,25 @@ void Importer::importSlice() {
   if (ends.size() != starts.size() || axes.size() != starts.size() || steps.size() != starts.size())
     failNode("starts, ends, axes and steps differ in length");
   std::vector<int64_t> off(rank, 0), size(shape.begin(), shape.end()), step(rank, 1);
+  std::vector<std::pair<int64_t, std::vector<double>>> backwards;
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t ax = normAxis(axes[i], rank), dim = shape[ax];
-    if (steps[i] <= 0)
-      failNode(steps[i] == 0 ? "step 0" : "negative steps are not supported");
+    if (steps[i] == 0)
+      failNode("step 0");
+    if (steps[i] < 0) {
+      // Walking backwards: start in [0, dim-1], end in [-1, dim-1]; the
+      // positions become one gather along the axis.
+      int64_t b = starts[i] < 0 ? starts[i] + dim : starts[i];
+      int64_t e = ends[i] < 0 ? ends[i] + dim : ends[i];
+      b = std::clamp<int64_t>(b, 0, dim - 1), e = std::clamp<int64_t>(e, -1, dim - 1);
+      std::vector<double> idx;
+      for (int64_t k = b; k > e; k += steps[i])
+        idx.push_back((double)k);
+      if (idx.empty())
+        failNode("the slice is empty (zero-size tensors are not supported)");
+      backwards.push_back({ax, idx});
+      continue;
+    }
     auto clampIdx = [&](int64_t v) {
       if (v < 0)
         v += dim;
@@ -2288,7 +2326,12 @@ void Importer::importSlice() {
     if (size[ax] == 0)
       off[ax] = 0;
   }
-  setOutput(0, slice(x, off, size, step));
+  Value y = slice(x, off, size, step);
+  for (auto &[ax, idx] : backwards)
+    y = build<dlc::GatherOp>({y, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
+                             {builder.getNamedAttr("axis", builder.getI64IntegerAttr(ax)),
+                              builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+  setOutput(0, y);
 }
 
 /// Split along an axis: sizes from the attribute (< 13) or a constant input,
