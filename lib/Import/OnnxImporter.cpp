@@ -131,6 +131,10 @@ private:
   Value liftTo2d(Value x);
   Value dropLiftedDim(Value y);
   Value iotaAlong(int64_t n, int64_t axis, int64_t rank);
+  /// x gathered along `axis` at positions known at import; `shape` is the
+  /// indices' shape (default: 1-D).
+  Value gatherAt(Value x, int64_t axis, const std::vector<double> &idx,
+                 std::optional<std::vector<int64_t>> shape = std::nullopt);
 
   bool importElementwise();
   template <typename OpTy>
@@ -736,6 +740,14 @@ Value Importer::iotaAlong(int64_t n, int64_t axis, int64_t rank) {
   return constOf(dlc::kInt64, shape, v);
 }
 
+Value Importer::gatherAt(Value x, int64_t axis, const std::vector<double> &idx,
+                         std::optional<std::vector<int64_t>> shape) {
+  Value indices = constOf(dlc::kInt64, shape.value_or(std::vector<int64_t>{(int64_t)idx.size()}), idx);
+  return build<dlc::GatherOp>({x, indices},
+                              {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
+                               builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+}
+
 Value Importer::dropLiftedDim(Value y) {
   auto s = typeOf(y).getShape();
   return reshapeTo(y, {s[0], s[1], s[3]});
@@ -969,16 +981,11 @@ void Importer::importResize() {
     AxisTaps taps;
     if (std::string err = resizeAxisTaps(in, out, scale[a], m, r0, r1, taps); !err.empty())
       failNode(err);
-    auto axisAttr = [&] {
-      return SmallVector<NamedAttribute>{
-          builder.getNamedAttr("axis", builder.getI64IntegerAttr(a)),
-          builder.getNamedAttr("elements", builder.getBoolAttr(false))};
-    };
     auto gatherTap = [&](int64_t tap) {
       std::vector<double> idx(out);
       for (int64_t o = 0; o < out; ++o)
         idx[o] = (double)taps.idx[o * taps.n + tap];
-      return build<dlc::GatherOp>({x, constOf(dlc::kInt64, {out}, idx)}, axisAttr());
+      return gatherAt(x, a, idx);
     };
     Value y;
     if (m.mode == "nearest") {
@@ -988,7 +995,7 @@ void Importer::importResize() {
         for (int64_t k2 = 0; k2 < taps.n; ++k2)
           if (taps.w[o * taps.n + k2] == 1.0)
             idx[o] = (double)taps.idx[o * taps.n + k2];
-      y = build<dlc::GatherOp>({x, constOf(dlc::kInt64, {out}, idx)}, axisAttr());
+      y = gatherAt(x, a, idx);
     } else {
       std::vector<int64_t> wShape(rank, 1);
       wShape[a] = out;
@@ -1115,10 +1122,7 @@ void Importer::importEinsum() {
       std::vector<double> diag(d);
       for (int64_t k = 0; k < d; ++k)
         diag[k] = (double)(k * (d + 1));
-      ops[i] = build<dlc::GatherOp>(
-          {reshapeTo(v, shape), constOf(dlc::kInt64, {d}, diag)},
-          {builder.getNamedAttr("axis", builder.getI64IntegerAttr((int64_t)shape.size() - 1)),
-           builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+      ops[i] = gatherAt(reshapeTo(v, shape), (int64_t)shape.size() - 1, diag);
       l = rest + l[a];
       a = (size_t)-1; // rescan
     }
@@ -1191,9 +1195,7 @@ Value Importer::scatterConst(Value data, Value updates, const std::vector<int64_
     for (int64_t t = 0; t < n; ++t)
       if (r < hits[t].size())
         src[t] = (double)hits[t][r], mask[t] = 1;
-    Value g = build<dlc::GatherOp>({flat, constOf(dlc::kInt64, shape, src)},
-                                   {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
-                                    builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+    Value g = gatherAt(flat, 0, src, shape);
     Value v = reduction == "none"  ? g
               : reduction == "add" ? build<dlc::AddOp>({out, g})
               : reduction == "mul" ? build<dlc::MulOp>({out, g})
@@ -1289,10 +1291,7 @@ void Importer::importScatterOrGatherND() {
     std::vector<double> rows(tuples);
     for (int64_t q = 0; q < tuples; ++q)
       rows[q] = (double)(base[q] / inner);
-    return setOutput(0, build<dlc::GatherOp>(
-                            {reshapeTo(data, view), constOf(dlc::kInt64, outShape, rows)},
-                            {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
-                             builder.getNamedAttr("elements", builder.getBoolAttr(false))}));
+    return setOutput(0, gatherAt(reshapeTo(data, view), 0, rows, outShape));
   }
   Value updates = value(2);
   if (typeOf(updates).getNumElements() != tuples * inner)
@@ -1524,13 +1523,10 @@ void Importer::importPad() {
         idx.push_back((double)j);
       }
       if (before || after)
-        x = build<dlc::GatherOp>(
-            {x, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
-            {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
-             builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+        x = gatherAt(x, axis, idx);
       continue;
     }
-    auto block = [&](int64_t width, bool) -> Value {
+    auto block = [&](int64_t width) -> Value {
       std::vector<int64_t> bs(shape.begin(), shape.end());
       bs[axis] = width;
       int64_t count = std::accumulate(bs.begin(), bs.end(), (int64_t)1, std::multiplies<int64_t>());
@@ -1538,10 +1534,10 @@ void Importer::importPad() {
     };
     SmallVector<Value> parts;
     if (before)
-      parts.push_back(block(before, true));
+      parts.push_back(block(before));
     parts.push_back(x);
     if (after)
-      parts.push_back(block(after, false));
+      parts.push_back(block(after));
     if (parts.size() > 1)
       x = build<dlc::ConcatOp>(parts, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
     if (runtimeFill && (before || after)) {
@@ -1617,9 +1613,7 @@ bool Importer::importComposite() {
       std::vector<double> idx(shape[a] * repeats[a]);
       for (size_t k = 0; k < idx.size(); ++k)
         idx[k] = (double)(k % shape[a]);
-      x = build<dlc::GatherOp>({x, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
-                               {builder.getNamedAttr("axis", builder.getI64IntegerAttr(a)),
-                                builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+      x = gatherAt(x, (int64_t)a, idx);
     }
     setOutput(0, x);
     return true;
@@ -1671,6 +1665,9 @@ bool Importer::importComposite() {
     if (ax.size() != 1)
       failNode("axis must be a scalar");
     int64_t rank = t.getRank(), axis = normAxis(ax[0], rank), n = t.getDimSize(axis);
+    // The [n, n] mask is a compile-time constant and the work O(n^2).
+    if (n > 4096)
+      failNode("CumSum over more than 4096 elements along the axis is not supported");
     bool exclusive = attrInt("exclusive", 0), reverse = attrInt("reverse", 0);
     std::vector<int64_t> expanded(t.getShape().begin(), t.getShape().end());
     expanded.insert(expanded.begin() + axis + 1, 1);
@@ -1700,11 +1697,7 @@ bool Importer::importComposite() {
     if (typeOf(vals).getNumElements() != 2)
       failNode("values must hold 2 elements (off, on)");
     vals = reshapeTo(vals, {2});
-    auto pick = [&](double k) {
-      return build<dlc::GatherOp>({vals, constOf(dlc::kInt64, {}, {k})},
-                                  {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0)),
-                                   builder.getNamedAttr("elements", builder.getBoolAttr(false))});
-    };
+    auto pick = [&](double k) { return gatherAt(vals, 0, {k}, std::vector<int64_t>{}); };
     if (typeOf(ind).getElementType() != builder.getI64Type())
       ind = build<dlc::CastOp>(ind, {builder.getNamedAttr("to", TypeAttr::get(builder.getI64Type()))});
     Value depthV = constOf(dlc::kInt64, {}, {(double)depth});
@@ -1939,14 +1932,21 @@ void Importer::importConv() {
 void Importer::importConvTranspose() {
   allowOnlyAttrs({"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
                   "output_shape", "pads", "strides"});
-  Value x = value(0), w = value(1);
-  auto xt = typeOf(x), wt = typeOf(w);
+  Value x = value(0);
+  // A constant weight is rearranged here and never becomes an op.
+  const ConstTensor *wc = constInput(1);
+  if (wc && wc->isInt())
+    failNode("the weight must be a float tensor");
+  Value w = wc ? Value() : value(1);
+  std::vector<int64_t> wshape = wc ? wc->shape : std::vector<int64_t>(typeOf(w).getShape().begin(),
+                                                                      typeOf(w).getShape().end());
+  auto xt = typeOf(x);
   int64_t rank = xt.getRank(), d = rank - 2, group = attrInt("group", 1);
-  if ((rank != 3 && rank != 4) || wt.getRank() != rank)
+  if ((rank != 3 && rank != 4) || (int64_t)wshape.size() != rank)
     failNode("only 1-D and 2-D transposed convolution is supported");
-  if (group <= 0 || xt.getDimSize(1) != wt.getDimSize(0) || wt.getDimSize(0) % group)
+  if (group <= 0 || xt.getDimSize(1) != wshape[0] || wshape[0] % group)
     failNode("weight must be [C, M/group, k...] with C the input's channels");
-  std::vector<int64_t> kernel(wt.getShape().begin() + 2, wt.getShape().end());
+  std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
   if (auto k = attrInts("kernel_shape"); k && *k != kernel)
     failNode("kernel_shape does not match the weight's shape");
   auto get = [&](const char *name, int64_t n, int64_t dflt) {
@@ -1984,17 +1984,13 @@ void Importer::importConvTranspose() {
   }
   bool lifted = d == 1;
   if (lifted) {
-    x = liftTo2d(x), w = liftTo2d(w);
+    x = liftTo2d(x);
+    if (w)
+      w = liftTo2d(w);
     kernel.insert(kernel.begin(), 1), strides.insert(strides.begin(), 1);
     dil.insert(dil.begin(), 1), outPad.insert(outPad.begin(), 0);
     pads = {0, pads[0], 0, pads[1]};
   }
-  auto gatherAxis = [&](Value v, int64_t axis, const std::vector<double> &idx) {
-    return build<dlc::GatherOp>(
-        {v, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
-        {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis)),
-         builder.getNamedAttr("elements", builder.getBoolAttr(false))});
-  };
   std::vector<int64_t> convPads(4);
   for (int64_t i = 0; i < 2; ++i) {
     int64_t axis = 2 + i, in = typeOf(x).getDimSize(axis), s = strides[i];
@@ -2006,7 +2002,7 @@ void Importer::importConvTranspose() {
       maskShape[axis] = n;
       for (int64_t k = 0; k < n; ++k)
         idx[k] = (double)(k / s), keep[k] = k % s == 0;
-      x = where(constOf(dlc::kBool, maskShape, keep), gatherAxis(x, axis, idx), scalarLike(x, 0.0));
+      x = where(constOf(dlc::kBool, maskShape, keep), gatherAt(x, axis, idx), scalarLike(x, 0.0));
     }
     int64_t lo = dil[i] * (kernel[i] - 1) - pads[i];
     int64_t hi = dil[i] * (kernel[i] - 1) - pads[i + 2] + outPad[i];
@@ -2023,18 +2019,36 @@ void Importer::importConvTranspose() {
     }
     convPads[i] = lo, convPads[i + 2] = hi;
   }
-  // [C, M/g, k...] -> [M, C/g, k...], each kernel flipped in space.
-  int64_t c = wt.getDimSize(0), mg = wt.getDimSize(1), kh = kernel[0], kw = kernel[1];
-  Value wf = reshapeTo(w, {group, c / group, mg, kh, kw});
-  wf = build<dlc::TransposeOp>(wf, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr({0, 2, 1, 3, 4}))});
-  wf = reshapeTo(wf, {group * mg, c / group, kh, kw});
-  for (int64_t i = 0; i < 2; ++i) {
-    if (kernel[i] == 1)
-      continue;
-    std::vector<double> rev(kernel[i]);
-    for (int64_t k = 0; k < kernel[i]; ++k)
-      rev[k] = (double)(kernel[i] - 1 - k);
-    wf = gatherAxis(wf, 2 + i, rev);
+  // [C, M/g, k...] -> [M, C/g, k...], each kernel flipped in space: done
+  // here for constant weights, else by ops that run with the model.
+  int64_t c = wshape[0], mg = wshape[1], kh = kernel[0], kw = kernel[1];
+  int64_t cg = c / group;
+  Value wf;
+  if (wc) {
+    ConstTensor f;
+    f.dtype = wc->dtype;
+    f.shape = {group * mg, cg, kh, kw};
+    f.f.resize(wc->f.size());
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t o = 0; o < mg; ++o)
+        for (int64_t ci = 0; ci < cg; ++ci)
+          for (int64_t y = 0; y < kh; ++y)
+            for (int64_t z = 0; z < kw; ++z)
+              f.f[(((g * mg + o) * cg + ci) * kh + y) * kw + z] =
+                  wc->f[(((g * cg + ci) * mg + o) * kh + (kh - 1 - y)) * kw + (kw - 1 - z)];
+    wf = makeConstant(node->input(1) + ".transposed_flipped", f);
+  } else {
+    wf = reshapeTo(w, {group, cg, mg, kh, kw});
+    wf = build<dlc::TransposeOp>(wf, {builder.getNamedAttr("perm", builder.getDenseI64ArrayAttr({0, 2, 1, 3, 4}))});
+    wf = reshapeTo(wf, {group * mg, cg, kh, kw});
+    for (int64_t i = 0; i < 2; ++i) {
+      if (kernel[i] == 1)
+        continue;
+      std::vector<double> rev(kernel[i]);
+      for (int64_t k = 0; k < kernel[i]; ++k)
+        rev[k] = (double)(kernel[i] - 1 - k);
+      wf = gatherAt(wf, 2 + i, rev);
+    }
   }
   SmallVector<Value> operands{x, wf};
   if (hasInput(2))
@@ -2328,9 +2342,7 @@ void Importer::importSlice() {
   }
   Value y = slice(x, off, size, step);
   for (auto &[ax, idx] : backwards)
-    y = build<dlc::GatherOp>({y, constOf(dlc::kInt64, {(int64_t)idx.size()}, idx)},
-                             {builder.getNamedAttr("axis", builder.getI64IntegerAttr(ax)),
-                              builder.getNamedAttr("elements", builder.getBoolAttr(false))});
+    y = gatherAt(y, ax, idx);
   setOutput(0, y);
 }
 
