@@ -12,7 +12,6 @@ Prints a markdown table with the dlc/onnxruntime ratio (< 1: dlc faster) and
 writes it to --out.
 """
 import argparse
-import ctypes
 import gc
 import datetime
 import os
@@ -22,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
+from dlc_ctypes import Model, median_ms, write_report  # noqa: E402
 
 import numpy as np
 import onnx
@@ -32,21 +31,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def bench_dlc(lib_path, feeds, out_shapes, threads, repeat):
-    lib = load(lib_path)
-    model = ctypes.c_void_p()
-    if lib.dlc_create(ctypes.byref(model), None, 0) != 0:
-        raise RuntimeError(lib.dlc_last_error(None).decode())
-    lib.dlc_set_threads(model, threads)
     outs = {n: np.empty(s, np.float32) for n, s in out_shapes}
-    ins = (Tensor * len(feeds))(*[tensor(n, a) for n, a in feeds.items()])
-    outt = (Tensor * len(outs))(*[tensor(n, a) for n, a in outs.items()])
-
-    def call():
-        if lib.dlc_run(model, ins, len(feeds), outt, len(outs)) != 0:
-            raise RuntimeError(lib.dlc_last_error(model).decode())
-
-    ms = median_ms(call, repeat)
-    lib.dlc_destroy(model)
+    with Model(lib_path, threads) as model:
+        ms = median_ms(model.runner(feeds, outs), repeat)
     return ms, outs
 
 
@@ -102,11 +89,7 @@ def main():
              "|---|---:|---:|---:|---:|---:|---:|"]
     for name, threads, d, o, c, e in rows:
         lines.append(f"| {name} | {threads} | {d:.3f} | {o:.3f} | {d / o:.2f} | {c:.1f} | {e:.1e} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
+    write_report("\n".join(lines) + "\n", args.out)
 
 
 if __name__ == "__main__":

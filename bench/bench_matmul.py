@@ -19,7 +19,6 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import argparse  # noqa: E402
-import ctypes  # noqa: E402
 import datetime  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
@@ -27,7 +26,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
+from dlc_ctypes import Model, median_ms, write_report  # noqa: E402
 
 import numpy as np  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper, save  # noqa: E402
@@ -68,22 +67,10 @@ def main():
             lib_path = os.path.join(work, f"matmul{n}.so")
             subprocess.run([args.dlc, "compile", path, "-o", lib_path, f"--target={args.target}"],
                            check=True)
-            lib = load(lib_path)
-            model = ctypes.c_void_p()
-            if lib.dlc_create(ctypes.byref(model), None, 0) != 0:
-                raise RuntimeError(lib.dlc_last_error(None).decode())
-            lib.dlc_set_threads(model, 1)
-            y = np.empty((n, n), np.float32)
-            ins, outs = (Tensor * 1)(tensor("a", a)), (Tensor * 1)(tensor("y", y))
-
-            def run_dlc():
-                if lib.dlc_run(model, ins, 1, outs, 1) != 0:
-                    raise RuntimeError(lib.dlc_last_error(model).decode())
-
-            out = np.empty((n, n), np.float32)
-            dlc_ms = median_ms(run_dlc, args.repeat)
+            y, out = np.empty((n, n), np.float32), np.empty((n, n), np.float32)
+            with Model(lib_path, 1) as model:
+                dlc_ms = median_ms(model.runner({"a": a}, {"y": y}), args.repeat)
             blas_ms = median_ms(lambda: np.matmul(a, w, out=out), args.repeat)
-            lib.dlc_destroy(model)
             ref = a.astype(np.float64) @ w.astype(np.float64)
             err = float(np.max(np.abs(y - ref)) / np.max(np.abs(ref)))
             flops = 2.0 * n ** 3
@@ -104,11 +91,7 @@ def main():
     for n, dm, bm, dg, bg, err in rows:
         lines.append(f"| {n} | {dm:.3f} | {bm:.3f} | {dg:.1f} | {bg:.1f} | {dg / bg:.2f} "
                      f"| {100 * dg / args.peak_gflops:.0f}% | {100 * bg / args.peak_gflops:.0f}% | {err:.1e} |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        f.write(text)
+    write_report("\n".join(lines) + "\n", args.out)
 
 
 if __name__ == "__main__":

@@ -43,3 +43,40 @@ def median_ms(fn, repeat=20, warmup=3):
         fn()
         times.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(times)
+
+
+class Model:
+    """One created model of a compiled library, run on fixed numpy buffers:
+    `with Model(path, threads) as m: call = m.runner(inputs, outputs)`."""
+
+    def __init__(self, lib_path, threads):
+        self.lib = load(lib_path)
+        self.handle = ctypes.c_void_p()
+        if self.lib.dlc_create(ctypes.byref(self.handle), None, 0) != 0:
+            raise RuntimeError(self.lib.dlc_last_error(None).decode())
+        self.lib.dlc_set_threads(self.handle, threads)
+
+    def runner(self, inputs, outputs):
+        """A no-argument callable doing one dlc_run from `inputs` into
+        `outputs` (dicts of name -> float32 array, kept alive by the caller)."""
+        ins = (Tensor * len(inputs))(*[tensor(n, a) for n, a in inputs.items()])
+        outs = (Tensor * len(outputs))(*[tensor(n, a) for n, a in outputs.items()])
+
+        def call():
+            if self.lib.dlc_run(self.handle, ins, len(inputs), outs, len(outputs)) != 0:
+                raise RuntimeError(self.lib.dlc_last_error(self.handle).decode())
+        return call
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.lib.dlc_destroy(self.handle)
+
+
+def write_report(text, path):
+    """Prints a benchmark's markdown table and writes it to `path`."""
+    print(text)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)

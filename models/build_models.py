@@ -113,11 +113,23 @@ def lenet(batch=1):
     return g.model("lenet", [tensor("input", [batch, 1, 28, 28])], [tensor(y, [batch, 10])])
 
 
+def resnet_stem(g):
+    """torchvision ResNets' stem: 7x7/2 conv, BN, ReLU, 3x3/2 max pool."""
+    x = g.node("Relu", [g.bn(g.conv("input", 3, 64, 7, 2, 3, bias=False), 64)])
+    return g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+
+
+def resnet_head(g, x, features, name, batch):
+    """Global average pool, flatten, 1000-way classifier; the finished model."""
+    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
+    y = g.gemm(x, features, 1000)
+    return g.model(name, [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+
+
 def resnet18(batch=1):
     """torchvision.models.resnet18: BasicBlocks [2, 2, 2, 2], BN after every conv."""
     g = Graph(3)
-    x = g.node("Relu", [g.bn(g.conv("input", 3, 64, 7, 2, 3, bias=False), 64)])
-    x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    x = resnet_stem(g)
     cin = 64
     for stage, cout in enumerate([64, 128, 256, 512]):
         for block in range(2):
@@ -128,16 +140,13 @@ def resnet18(batch=1):
                 x = g.bn(g.conv(x, cin, cout, 1, stride, 0, bias=False), cout)
             x = g.node("Relu", [g.node("Add", [y, x])])
             cin = cout
-    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
-    y = g.gemm(x, 512, 1000)
-    return g.model("resnet18", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+    return resnet_head(g, x, 512, "resnet18", batch)
 
 
 def resnet50(batch=1):
     """torchvision.models.resnet50: Bottlenecks [3, 4, 6, 3] (1x1, 3x3 with the stride, 1x1 x4)."""
     g = Graph(5)
-    x = g.node("Relu", [g.bn(g.conv("input", 3, 64, 7, 2, 3, bias=False), 64)])
-    x = g.node("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    x = resnet_stem(g)
     cin = 64
     for stage, (width, blocks) in enumerate([(64, 3), (128, 4), (256, 6), (512, 3)]):
         for block in range(blocks):
@@ -150,9 +159,7 @@ def resnet50(batch=1):
                 x = g.bn(g.conv(x, cin, cout, 1, stride, 0, bias=False), cout)
             x = g.node("Relu", [g.node("Add", [y, x])])
             cin = cout
-    x = g.node("Flatten", [g.node("GlobalAveragePool", [x])], axis=1)
-    y = g.gemm(x, 2048, 1000)
-    return g.model("resnet50", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
+    return resnet_head(g, x, 2048, "resnet50", batch)
 
 
 def mobilenetv2(batch=1):
