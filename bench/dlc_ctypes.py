@@ -1,9 +1,12 @@
 """The C API of a dlc-compiled library from Python (ctypes), and the timing
 helper both benchmark scripts use."""
 import ctypes
+import json
 import os
 import statistics
 import time
+
+import numpy as np
 
 
 class Tensor(ctypes.Structure):
@@ -80,3 +83,67 @@ def write_report(text, path):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write(text)
+
+
+DTYPES = {np.dtype(np.float32): 1, np.dtype(np.int64): 7, np.dtype(np.float64): 11}
+
+
+def any_tensor(name, array):
+    """A dlc_tensor viewing a float32, float64 or int64 numpy array."""
+    t = tensor(name, array)
+    t.dtype = DTYPES[array.dtype]
+    return t
+
+
+class TrainModel(Model):
+    """A created instance of a library built with `dlc compile --train`."""
+
+    def __init__(self, lib_path, threads=0):
+        super().__init__(lib_path, threads)
+        lib = self.lib
+        lib.dlc_train_step.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor), ctypes.c_size_t,
+                                       ctypes.c_double, ctypes.POINTER(ctypes.c_double)]
+        for fn in (lib.dlc_get_parameter, lib.dlc_set_parameter):
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
+        for fn in (lib.dlc_save_parameters, lib.dlc_load_parameters):
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.dlc_signature_json.restype = ctypes.c_char_p
+        self.signature = json.loads(lib.dlc_signature_json().decode())
+        self.params = {p["name"]: (np.dtype(p["dtype"]), tuple(p["shape"]))
+                       for p in self.signature["parameters"]}
+
+    def _check(self, rc):
+        if rc != 0:
+            raise RuntimeError(self.lib.dlc_last_error(self.handle).decode())
+
+    def stepper(self, inputs):
+        """A callable (learning_rate) -> loss doing one dlc_train_step on the
+        arrays of `inputs` (name -> array, labels included; kept alive by the
+        caller, refilled in place between steps)."""
+        ts = (Tensor * len(inputs))(*[any_tensor(n, a) for n, a in inputs.items()])
+        loss = ctypes.c_double()
+
+        def step(lr):
+            self._check(self.lib.dlc_train_step(self.handle, ts, len(inputs), lr,
+                                                ctypes.byref(loss)))
+            return loss.value
+        return step
+
+    def get(self, name):
+        dtype, shape = self.params[name]
+        out = np.empty(shape, dtype)
+        self._check(self.lib.dlc_get_parameter(self.handle, name.encode(), out.ctypes.data,
+                                               out.nbytes))
+        return out
+
+    def set(self, name, value):
+        dtype, shape = self.params[name]
+        value = np.ascontiguousarray(value, dtype).reshape(shape)
+        self._check(self.lib.dlc_set_parameter(self.handle, name.encode(), value.ctypes.data,
+                                               value.nbytes))
+
+    def save(self, path):
+        self._check(self.lib.dlc_save_parameters(self.handle, path.encode()))
+
+    def load(self, path):
+        self._check(self.lib.dlc_load_parameters(self.handle, path.encode()))

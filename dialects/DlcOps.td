@@ -255,6 +255,45 @@ def Dlc_AveragePoolOp : Dlc_PoolOp<"average_pool",
   let summary = "2-D average pooling, explicit pads";
 }
 
+//===----------------------------------------------------------------------===//
+// Gradients (emitted by dlc-autodiff; ONNX has no such nodes)
+//===----------------------------------------------------------------------===//
+
+def Dlc_ConvGradInputOp : Dlc_Op<"conv_grad_input", []> {
+  let summary = "d(loss)/d(conv input): a transposed convolution of the output gradient";
+  let description = [{
+    The conv's attributes, unchanged; the result has the conv input's shape
+    (it cannot be inferred: strided convs drop trailing input rows).
+  }];
+  let arguments = (ins Dlc_FloatTensor:$grad_output, Dlc_FloatTensor:$weight,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Dlc_FloatTensor:$grad_input);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_ConvGradWeightOp : Dlc_Op<"conv_grad_weight", []> {
+  let summary = "d(loss)/d(conv weight): the correlation of the input with the output gradient";
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$grad_output,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$dilations, I64Attr:$group);
+  let results = (outs Dlc_FloatTensor:$grad_weight);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_MaxPoolGradOp : Dlc_Op<"max_pool_grad", [AllTypesMatch<["input", "grad_input"]>]> {
+  let summary = "d(loss)/d(max_pool input): each window's gradient to its first maximum";
+  let description = [{
+    As PyTorch's max_pool2d backward: the window's first (row-major) maximum
+    receives the gradient; overlapping windows add up.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$grad_output,
+                       DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations);
+  let results = (outs Dlc_FloatTensor:$grad_input);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Dlc_GlobalAveragePoolOp : Dlc_Op<"global_average_pool", [InferTypeOpAdaptor]> {
   let summary = "mean over all spatial dims, keeping them as size 1";
   let arguments = (ins Dlc_FloatTensor:$input);

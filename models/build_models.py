@@ -11,6 +11,8 @@ writes, under OUT_DIR:
   resnet18.onnx, resnet50.onnx, mobilenetv2.onnx  torchvision architectures, batch 1, 224x224
   resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
   mlp_dynamic.onnx                     batch dim is the symbol "N"
+  logreg_train.onnx, mlp_train.onnx, lenet_train.onnx  the training issue's networks,
+                                       batch 64, logits out, PyTorch's default init
   ops/*.onnx                           one small model per importer feature
   external/lenet_external.onnx         LeNet with its weights in an external-data file
   bad/*                                malformed or unsupported models for error tests
@@ -111,6 +113,47 @@ def lenet(batch=1):
     x = g.node("Relu", [g.gemm(x, 120, 84)])
     y = g.gemm(x, 84, 10)
     return g.model("lenet", [tensor("input", [batch, 1, 28, 28])], [tensor(y, [batch, 10])])
+
+
+class TrainGraph(Graph):
+    """Layers initialised as PyTorch's defaults do (uniform, bound 1/sqrt(fan_in)
+    for weights and biases), so that dlc and PyTorch train from the same start."""
+
+    def uniform(self, prefix, fan_in, shape):
+        bound = 1.0 / np.sqrt(fan_in)
+        return self.weight(prefix, self.rng.uniform(-bound, bound, shape))
+
+    def linear(self, x, nin, nout):
+        w, b = self.uniform("fc_w", nin, (nout, nin)), self.uniform("fc_b", nin, nout)
+        return self.node("Gemm", [x, w, b], transB=1)
+
+    def conv5(self, x, cin, cout, pad):
+        fan_in = cin * 25
+        w, b = self.uniform("w", fan_in, (cout, cin, 5, 5)), self.uniform("b", fan_in, cout)
+        return self.node("Conv", [x, w, b], kernel_shape=[5, 5], pads=[pad] * 4)
+
+
+def train_models(batch=64):
+    """The three networks of the training issue, returning logits."""
+    g = TrainGraph(10)
+    logreg = g.model("logreg", [tensor("input", [batch, 784])],
+                     [tensor(g.linear("input", 784, 10), [batch, 10])])
+    g = TrainGraph(11)
+    x = g.node("Relu", [g.linear("input", 784, 256)])
+    x = g.node("Relu", [g.linear(x, 256, 128)])
+    mlp_t = g.model("mlp_train", [tensor("input", [batch, 784])],
+                    [tensor(g.linear(x, 128, 10), [batch, 10])])
+    g = TrainGraph(12)
+    x = g.node("MaxPool", [g.node("Relu", [g.conv5("input", 1, 6, 2)])], kernel_shape=[2, 2],
+               strides=[2, 2])
+    x = g.node("MaxPool", [g.node("Relu", [g.conv5(x, 6, 16, 0)])], kernel_shape=[2, 2],
+               strides=[2, 2])
+    x = g.node("Flatten", [x], axis=1)
+    x = g.node("Relu", [g.linear(x, 400, 120)])
+    x = g.node("Relu", [g.linear(x, 120, 84)])
+    lenet_t = g.model("lenet_train", [tensor("input", [batch, 1, 28, 28])],
+                      [tensor(g.linear(x, 84, 10), [batch, 10])])
+    return {"logreg_train": logreg, "mlp_train": mlp_t, "lenet_train": lenet_t}
 
 
 def resnet_stem(g):
@@ -314,6 +357,7 @@ def main():
               "resnet50": resnet50(),
               "mlp_dynamic": mlp(symbolic=True), "resnet18_b8": resnet18(8),
               "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8)}
+    models.update(train_models())
     for name, m in models.items():
         onnx.checker.check_model(m)
         onnx.save(m, f"{out}/{name}.onnx")

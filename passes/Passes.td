@@ -161,6 +161,45 @@ def DispatchParallelCalls : Pass<"dlc-dispatch-parallel-calls", "mlir::ModuleOp"
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def AppendLoss : Pass<"dlc-append-loss", "mlir::func::FuncOp"> {
+  let summary = "Replace main's outputs by a scalar training loss over a new labels argument";
+  let description = [{
+    softmax-cross-entropy: logits [N, C] (a final softmax is skipped) and int64
+    class labels [N], mean over the batch, as PyTorch's CrossEntropyLoss.
+    mse: labels shaped as the output, mean of squared differences.
+  }];
+  let options = [
+    Option<"loss", "loss", "std::string", /*default=*/"\"softmax-cross-entropy\"",
+           "softmax-cross-entropy or mse">,
+  ];
+}
+
+def Autodiff : Pass<"dlc-autodiff", "mlir::func::FuncOp"> {
+  let summary = "Reverse-mode gradients of main's scalar loss for its parameter arguments";
+  let description = [{
+    main returns the loss first; arguments with dlc.role = "parameter" get
+    their gradients appended to the results, in argument order. Only ops
+    between a parameter and the loss are differentiated.
+  }];
+}
+
+def ApplyOptimizer : Pass<"dlc-apply-optimizer", "mlir::func::FuncOp"> {
+  let summary = "Turn (loss, gradients) into (loss, updated parameters, updated optimizer state)";
+  let description = [{
+    Adds a 0-D learning_rate argument and the optimizer's state arguments
+    (dlc.role = "state"): SGD's momentum buffers, Adam's step count and
+    moments. The update arithmetic is torch.optim's.
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"sgd\"", "sgd or adam">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0", "SGD momentum">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0", "L2 penalty added to gradients">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "Adam beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "Adam beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8", "Adam epsilon">,
+  ];
+}
+
 def ExpandBF16 : Pass<"dlc-expand-bf16", "mlir::func::FuncOp"> {
   let summary = "Turn f32<->bf16 conversions into integer arithmetic";
   let description = [{

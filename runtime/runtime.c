@@ -48,9 +48,26 @@ struct dlc_model {
   void *arena;
   int owns_arena;
   dlc_pool pool;
-  void **args; /* inputs, outputs, arena, pool */
+  void **args; /* inputs, parameters, outputs, arena, pool */
+  /* Trainable builds: two sets of [parameters | optimizer state], each slot
+   * 64-byte aligned; `current` holds the live values. */
+  char *persist;
+  int64_t set_bytes;
+  int64_t *slot_offset; /* per parameter, then per state tensor */
+  int current;
+  void **train_args;
+  union { float f; double d; } lr, loss;
   char error[512];
 };
+
+static int num_params(void) { return dlc_meta.num_params; }
+static int num_state(void) { return dlc_meta.train ? dlc_meta.train->num_state : 0; }
+static void *slot(const dlc_model *m, int set, int i) {
+  return m->persist + set * m->set_bytes + m->slot_offset[i];
+}
+static int64_t slot_bytes(int i) {
+  return i < num_params() ? dlc_meta.params[i].bytes : dlc_meta.train->state[i - num_params()].bytes;
+}
 
 typedef struct worker_arg {
   dlc_pool *pool;
@@ -173,6 +190,40 @@ DLC_API size_t dlc_arena_bytes(void) { return (size_t)dlc_meta.arena_bytes; }
 
 DLC_API const char *dlc_signature_json(void) { return dlc_meta.signature_json; }
 
+/* The persistent region and the train step's argument array, filled with
+ * the compiled-in initial parameters and zero optimizer state. */
+static int persist_start(dlc_model *m) {
+  int n = num_params() + num_state();
+  if (n == 0)
+    return 1;
+  m->slot_offset = calloc(n, sizeof(int64_t));
+  if (!m->slot_offset)
+    return 0;
+  int64_t off = 0;
+  for (int i = 0; i < n; ++i) {
+    m->slot_offset[i] = off;
+    off += (slot_bytes(i) + 63) / 64 * 64;
+  }
+  m->set_bytes = off;
+  m->persist = aligned_alloc(64, 2 * (size_t)off);
+  if (!m->persist)
+    return 0;
+  memset(m->persist, 0, 2 * (size_t)off);
+  for (int i = 0; i < num_params(); ++i)
+    memcpy(slot(m, 0, i), dlc_meta.param_init[i], dlc_meta.params[i].bytes);
+  if (dlc_meta.train) {
+    const dlc_train_meta *t = dlc_meta.train;
+    size_t nargs = (size_t)dlc_meta.num_inputs + 2 * num_params() + t->num_labels + 2 +
+                   2 * num_state() + 2;
+    m->train_args = calloc(nargs, sizeof(void *));
+    if (!m->train_args)
+      return 0;
+    m->train_args[nargs - 2] = m->arena;
+    m->train_args[nargs - 1] = &m->pool;
+  }
+  return 1;
+}
+
 DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   if (!out)
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT, "dlc_create: out is NULL");
@@ -185,7 +236,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT,
                      "dlc_create: arena must be 64-byte aligned");
   dlc_model *m = calloc(1, sizeof(dlc_model));
-  size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_outputs + 2;
+  size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_params + dlc_meta.num_outputs + 2;
   void **args = m ? calloc(nargs, sizeof(void *)) : NULL;
   if (!arena && args) {
     arena = aligned_alloc(64, (dlc_arena_bytes() + 63) / 64 * 64);
@@ -205,6 +256,11 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   m->args = args;
   m->args[nargs - 2] = arena;
   m->args[nargs - 1] = &m->pool;
+  if (!persist_start(m)) {
+    dlc_destroy(m);
+    return set_error(create_error, DLC_ERROR_OUT_OF_MEMORY,
+                     "dlc_create: cannot allocate the parameters' persistent region");
+  }
   *out = m;
   return DLC_OK;
 }
@@ -257,6 +313,22 @@ static int check_tensor(dlc_model *m, const char *kind, const dlc_tensor_desc *d
   return DLC_OK;
 }
 
+/* Finds the tensor named as `desc` among `ts`, checks it and stores its
+ * data pointer in *slot_out. */
+static int bind_one(dlc_model *m, const char *kind, const dlc_tensor_desc *desc,
+                    const dlc_tensor *ts, size_t count, void **slot_out) {
+  const dlc_tensor *found = NULL;
+  for (size_t j = 0; j < count; ++j)
+    if (ts[j].name && strcmp(ts[j].name, desc->name) == 0)
+      found = &ts[j];
+  if (!found)
+    return set_error(m->error, DLC_ERROR_NAME, "missing %s '%s'", kind, desc->name);
+  int rc = check_tensor(m, kind, desc, found);
+  if (!rc)
+    *slot_out = found->data;
+  return rc;
+}
+
 /* Matches tensors to descriptors by name and stores their data pointers. */
 static int bind(dlc_model *m, const char *kind, const dlc_tensor_desc *descs, int n,
                 const dlc_tensor *ts, size_t count, void **slots) {
@@ -264,16 +336,9 @@ static int bind(dlc_model *m, const char *kind, const dlc_tensor_desc *descs, in
     return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT, "expected %d %ss, got %zu", n,
                      kind, count);
   for (int i = 0; i < n; ++i) {
-    const dlc_tensor *found = NULL;
-    for (size_t j = 0; j < count; ++j)
-      if (ts[j].name && strcmp(ts[j].name, descs[i].name) == 0)
-        found = &ts[j];
-    if (!found)
-      return set_error(m->error, DLC_ERROR_NAME, "missing %s '%s'", kind, descs[i].name);
-    int rc = check_tensor(m, kind, &descs[i], found);
+    int rc = bind_one(m, kind, &descs[i], ts, count, &slots[i]);
     if (rc)
       return rc;
-    slots[i] = found->data;
   }
   return DLC_OK;
 }
@@ -286,9 +351,9 @@ static int overlaps(const void *a, int64_t an, const void *b, int64_t bn) {
 /* The generated code assumes outputs share no bytes with inputs, other
  * outputs or the arena (it is compiled with noalias on all of them). */
 static int check_overlap(dlc_model *m) {
-  int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs;
+  int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs, np = num_params();
   for (int o = 0; o < no; ++o) {
-    const void *out = m->args[ni + o];
+    const void *out = m->args[ni + np + o];
     int64_t bytes = dlc_meta.outputs[o].bytes;
     if (overlaps(out, bytes, m->arena, dlc_meta.arena_bytes))
       return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT,
@@ -297,7 +362,7 @@ static int check_overlap(dlc_model *m) {
       if (i == ni + o)
         continue;
       int64_t other = i < ni ? dlc_meta.inputs[i].bytes : dlc_meta.outputs[i - ni].bytes;
-      if (overlaps(out, bytes, m->args[i], other))
+      if (overlaps(out, bytes, m->args[i < ni ? i : i + np], other))
         return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT, "output '%s' overlaps %s '%s'",
                          dlc_meta.outputs[o].name, i < ni ? "input" : "output",
                          i < ni ? dlc_meta.inputs[i].name : dlc_meta.outputs[i - ni].name);
@@ -313,11 +378,13 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   int rc = bind(m, "input", dlc_meta.inputs, dlc_meta.num_inputs, inputs, num_inputs, m->args);
   if (!rc)
     rc = bind(m, "output", dlc_meta.outputs, dlc_meta.num_outputs, outputs, num_outputs,
-              m->args + dlc_meta.num_inputs);
+              m->args + dlc_meta.num_inputs + num_params());
   if (!rc)
     rc = check_overlap(m);
   if (rc)
     return rc;
+  for (int i = 0; i < num_params(); ++i)
+    m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
   dlc_model_entry(m->args);
   m->error[0] = 0;
   return DLC_OK;
@@ -334,5 +401,189 @@ DLC_API void dlc_destroy(dlc_model *m) {
   if (m->owns_arena)
     free(m->arena);
   free(m->args);
+  free(m->persist);
+  free(m->slot_offset);
+  free(m->train_args);
   free(m);
+}
+
+/*--- Training ---------------------------------------------------------------*/
+
+static int need_train(dlc_model *m) {
+  if (!m)
+    return DLC_ERROR_INVALID_ARGUMENT;
+  if (!dlc_meta.train)
+    return set_error(m->error, DLC_ERROR_NOT_TRAINABLE,
+                     "this library was compiled without --train");
+  return DLC_OK;
+}
+
+DLC_API int dlc_train_step(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
+                           double learning_rate, double *loss) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
+  const dlc_train_meta *t = dlc_meta.train;
+  int ni = dlc_meta.num_inputs, np = num_params(), ns = num_state();
+  if (num_inputs != (size_t)(ni + t->num_labels) || !inputs)
+    return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT,
+                     "expected %d inputs and %d labels, got %zu tensors", ni, t->num_labels,
+                     num_inputs);
+  void **a = m->train_args;
+  for (int i = 0; i < ni && !rc; ++i)
+    rc = bind_one(m, "input", &dlc_meta.inputs[i], inputs, num_inputs, &a[i]);
+  for (int i = 0; i < t->num_labels && !rc; ++i)
+    rc = bind_one(m, "labels", &t->labels[i], inputs, num_inputs, &a[ni + np + i]);
+  if (rc)
+    return rc;
+  int cur = m->current, next = 1 - cur, k = ni;
+  for (int i = 0; i < np; ++i)
+    a[k++] = slot(m, cur, i);
+  k += t->num_labels;
+  if (t->lr_dtype == DLC_FLOAT64)
+    m->lr.d = learning_rate;
+  else
+    m->lr.f = (float)learning_rate;
+  a[k++] = &m->lr;
+  for (int i = 0; i < ns; ++i)
+    a[k++] = slot(m, cur, np + i);
+  a[k++] = &m->loss;
+  for (int i = 0; i < np + ns; ++i)
+    a[k++] = slot(m, next, i);
+  t->entry(a);
+  m->current = next;
+  if (loss)
+    *loss = t->lr_dtype == DLC_FLOAT64 ? m->loss.d : (double)m->loss.f;
+  m->error[0] = 0;
+  return DLC_OK;
+}
+
+static int find_param(dlc_model *m, const char *name, size_t bytes) {
+  for (int i = 0; i < num_params(); ++i)
+    if (name && strcmp(dlc_meta.params[i].name, name) == 0) {
+      if ((int64_t)bytes != dlc_meta.params[i].bytes)
+        return -set_error(m->error, DLC_ERROR_SHAPE, "parameter '%s' has %lld bytes, not %zu",
+                          name, (long long)dlc_meta.params[i].bytes, bytes);
+      return i;
+    }
+  return -set_error(m->error, DLC_ERROR_NAME, "no parameter '%s'", name ? name : "(null)");
+}
+
+DLC_API int dlc_get_parameter(dlc_model *m, const char *name, void *data, size_t bytes) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
+  int i = find_param(m, name, bytes);
+  if (i < 0)
+    return -i;
+  memcpy(data, slot(m, m->current, i), bytes);
+  return DLC_OK;
+}
+
+DLC_API int dlc_set_parameter(dlc_model *m, const char *name, const void *data, size_t bytes) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
+  int i = find_param(m, name, bytes);
+  if (i < 0)
+    return -i;
+  memcpy(slot(m, m->current, i), data, bytes);
+  return DLC_OK;
+}
+
+static const char param_magic[8] = {'D', 'L', 'C', 'P', 'A', 'R', 'M', '1'};
+
+DLC_API int dlc_save_parameters(dlc_model *m, const char *path) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
+  char tmp[4200];
+  if (!path || snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+    return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT, "bad parameter file path");
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return set_error(m->error, DLC_ERROR_IO, "cannot write '%s'", tmp);
+  uint32_t count = (uint32_t)num_params();
+  int ok = fwrite(param_magic, 8, 1, f) == 1 && fwrite(&count, 4, 1, f) == 1;
+  for (int i = 0; ok && i < num_params(); ++i) {
+    const dlc_tensor_desc *d = &dlc_meta.params[i];
+    uint32_t len = (uint32_t)strlen(d->name);
+    uint64_t bytes = (uint64_t)d->bytes;
+    ok = fwrite(&len, 4, 1, f) == 1 && fwrite(d->name, 1, len, f) == len &&
+         fwrite(&d->dtype, 4, 1, f) == 1 && fwrite(&d->rank, 4, 1, f) == 1 &&
+         fwrite(d->shape, 8, d->rank, f) == (size_t)d->rank && fwrite(&bytes, 8, 1, f) == 1 &&
+         fwrite(slot(m, m->current, i), 1, bytes, f) == bytes;
+  }
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    remove(tmp);
+    return set_error(m->error, DLC_ERROR_IO, "cannot write '%s'", path);
+  }
+  return DLC_OK;
+}
+
+/* Reads into the set not in use; only a fully matching file makes it current. */
+DLC_API int dlc_load_parameters(dlc_model *m, const char *path) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  if (!f)
+    return set_error(m->error, DLC_ERROR_IO, "cannot open '%s'", path ? path : "(null)");
+  char magic[8], name[4096];
+  uint32_t count = 0;
+  int next = 1 - m->current;
+  rc = DLC_OK;
+  if (fread(magic, 8, 1, f) != 1 || memcmp(magic, param_magic, 8) != 0 ||
+      fread(&count, 4, 1, f) != 1)
+    rc = set_error(m->error, DLC_ERROR_IO, "'%s' is not a dlc parameter file", path);
+  else if (count != (uint32_t)num_params())
+    rc = set_error(m->error, DLC_ERROR_NAME, "'%s' holds %u parameters, the model has %d", path,
+                   count, num_params());
+  char seen[4096] = {0};
+  for (uint32_t e = 0; !rc && e < count; ++e) {
+    uint32_t len = 0;
+    int32_t dtype = 0, rank = 0;
+    if (fread(&len, 4, 1, f) != 1 || len >= sizeof(name) || fread(name, 1, len, f) != len) {
+      rc = set_error(m->error, DLC_ERROR_IO, "'%s' is truncated", path);
+      break;
+    }
+    name[len] = 0;
+    int i = 0;
+    while (i < num_params() && strcmp(dlc_meta.params[i].name, name) != 0)
+      ++i;
+    if (i == num_params() || (i < (int)sizeof(seen) && seen[i]++)) {
+      rc = set_error(m->error, DLC_ERROR_NAME, "'%s': parameter '%s' is %s", path, name,
+                     i == num_params() ? "not in the model" : "repeated");
+      break;
+    }
+    const dlc_tensor_desc *d = &dlc_meta.params[i];
+    int64_t dims[16];
+    uint64_t bytes = 0;
+    if (fread(&dtype, 4, 1, f) != 1 || fread(&rank, 4, 1, f) != 1 || rank < 0 || rank > 16 ||
+        fread(dims, 8, rank, f) != (size_t)rank || fread(&bytes, 8, 1, f) != 1) {
+      rc = set_error(m->error, DLC_ERROR_IO, "'%s' is truncated", path);
+      break;
+    }
+    int same = dtype == d->dtype && rank == d->rank && bytes == (uint64_t)d->bytes;
+    for (int r = 0; same && r < rank; ++r)
+      same = dims[r] == d->shape[r];
+    if (!same) {
+      rc = set_error(m->error, DLC_ERROR_SHAPE,
+                     "'%s': parameter '%s' is %s rank %d, the model's is %s rank %d "
+                     "(or the dims differ)",
+                     path, name, dtype_name(dtype), rank, dtype_name(d->dtype), d->rank);
+      break;
+    }
+    if (fread(slot(m, next, i), 1, bytes, f) != bytes)
+      rc = set_error(m->error, DLC_ERROR_IO, "'%s' is truncated", path);
+  }
+  fclose(f);
+  if (rc)
+    return rc;
+  /* The optimizer state carries over. */
+  for (int i = num_params(); i < num_params() + num_state(); ++i)
+    memcpy(slot(m, next, i), slot(m, m->current, i), slot_bytes(i));
+  m->current = next;
+  return DLC_OK;
 }

@@ -24,6 +24,13 @@ struct CompileOptions {
   std::string emit = "lib"; ///< mlir | llvm | asm | obj | lib
   bool printIrAfterAll = false;
   std::string output;
+  /// Training build (`--train`): the library also exports dlc_train_step.
+  struct Training {
+    bool enabled = false;
+    std::string loss = "softmax-cross-entropy"; ///< or mse
+    std::string optimizer = "sgd";              ///< or adam
+    double momentum = 0.0, weightDecay = 0.0;
+  } train;
 };
 
 /// Lowers, plans and emits `model`; false with a one-line `error` on failure.

@@ -26,6 +26,9 @@ struct ImportOptions {
   /// onnx-mlir's "constant input" test variant: shape-like integer inputs
   /// (Reshape's shape, Squeeze's axes, ...) then fold like initializers.
   std::map<std::string, BoundInput> bindings;
+  /// Training build: float initializers become `main` arguments with
+  /// dlc.role = "parameter" (in initializer order) instead of constants.
+  bool trainable = false;
 };
 
 /// One graph input or output as the compiled library sees it.
@@ -38,6 +41,10 @@ struct TensorSignature {
 struct ImportedModel {
   mlir::OwningOpRef<mlir::ModuleOp> module; ///< func.func @main on tensors
   std::vector<TensorSignature> inputs, outputs;
+  /// Trainable builds: the parameters (main's arguments after the inputs)
+  /// and their initial bytes, row-major.
+  std::vector<TensorSignature> parameters;
+  std::vector<std::vector<char>> parameterData;
   int64_t opset = 0;
   std::string graphName;
 };

@@ -23,7 +23,9 @@ typedef enum dlc_status {
   DLC_ERROR_NAME = 2,             /* unknown or missing input/output name */
   DLC_ERROR_SHAPE = 3,            /* rank or dims differ from the signature */
   DLC_ERROR_DTYPE = 4,            /* element type differs from the signature */
-  DLC_ERROR_OUT_OF_MEMORY = 5     /* dlc_create could not allocate the arena */
+  DLC_ERROR_OUT_OF_MEMORY = 5,    /* dlc_create could not allocate the arena */
+  DLC_ERROR_NOT_TRAINABLE = 6,    /* a training call on a library built without --train */
+  DLC_ERROR_IO = 7                /* a parameter file could not be read or written */
 } dlc_status;
 
 /* Element types, numbered as ONNX's TensorProto. bool is one byte (0 or 1). */
@@ -80,6 +82,34 @@ const char *dlc_signature_json(void);
 const char *dlc_last_error(const dlc_model *model);
 
 void dlc_destroy(dlc_model *model);
+
+/*--- Training builds (`dlc compile --train`) --------------------------------
+ * The library's weights are parameters: each instance keeps them, with the
+ * optimizer's state (momentum, Adam moments), in a persistent region made
+ * at dlc_create from the compiled-in initial values. dlc_run uses the
+ * current parameters. The region holds two sets; a train step reads one and
+ * writes the other, then they swap (no copy, no allocation). */
+
+/* One step of forward, backward and optimizer update on a batch. `inputs`
+ * holds the model's inputs and its labels (named "labels": int64 class
+ * indices [N] for softmax-cross-entropy, the output's shape for mse),
+ * matched by name. Writes the batch's mean loss to *loss (may be NULL). */
+int dlc_train_step(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
+                   double learning_rate, double *loss);
+
+/* Copies a parameter's current value out or in (`bytes` must be its size;
+ * names, dtypes and shapes are in dlc_signature_json()'s "parameters"). */
+int dlc_get_parameter(dlc_model *model, const char *name, void *data, size_t bytes);
+int dlc_set_parameter(dlc_model *model, const char *name, const void *data, size_t bytes);
+
+/* Writes every parameter to `path` (a new file renamed over the old one, so
+ * an interrupted save leaves the previous file intact), or reads them back.
+ * Loading checks every name, dtype and shape and changes nothing unless the
+ * whole file matches. Format: "DLCPARM1", uint32 count, then per tensor:
+ * uint32 name length, name, int32 dtype, int32 rank, int64 dims[rank],
+ * uint64 byte count, data (little-endian). */
+int dlc_save_parameters(dlc_model *model, const char *path);
+int dlc_load_parameters(dlc_model *model, const char *path);
 
 #ifdef __cplusplus
 }

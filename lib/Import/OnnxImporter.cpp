@@ -2694,13 +2694,47 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       out.inputs.push_back({vi.name(), tt.elem_type(), shape});
     }
 
+    // Training: float initializers are parameters, passed in at run time,
+    // except those only read as settings that dlc needs at compile time
+    // (Clip's bounds, Pad's value, Resize's roi and scales).
+    std::set<std::string> settings, dataUses;
+    for (const auto &n : graph.node())
+      for (int i = 0; i < n.input_size(); ++i) {
+        const std::string &op = n.op_type();
+        bool setting = (op == "Clip" && i >= 1) || (op == "Pad" && i == 2) ||
+                       (op == "Resize" && (i == 1 || i == 2)) || (op == "Upsample" && i == 1);
+        (setting ? settings : dataUses).insert(n.input(i));
+      }
+    if (opts.trainable)
+      for (const auto &t : graph.initializer()) {
+        auto c = consts.find(t.name());
+        if (c == consts.end() || !(c->second.dtype == dlc::kFloat32 ||
+                                   c->second.dtype == dlc::kFloat64) ||
+            c->second.numel() == 0 || (settings.count(t.name()) && !dataUses.count(t.name())))
+          continue;
+        argTypes.push_back(RankedTensorType::get(c->second.shape, elemType(c->second.dtype)));
+        out.parameters.push_back({t.name(), c->second.dtype, c->second.shape});
+        out.parameterData.push_back(packConst(c->second, c->second.dtype));
+        consts.erase(c);
+      }
+
     auto module = ModuleOp::create(FileLineColLoc::get(&ctx, path, 0, 0));
     builder.setInsertionPointToEnd(module.getBody());
     auto func = builder.create<func::FuncOp>(module.getLoc(), "main",
                                              builder.getFunctionType(argTypes, {}));
     Block *entry = func.addEntryBlock();
+    // Training passes find parameters (and name new arguments) by these.
+    auto nameArg = [&](unsigned i, const std::string &name, const char *role) {
+      values[name] = entry->getArgument(i);
+      if (!opts.trainable)
+        return;
+      func.setArgAttr(i, "dlc.name", builder.getStringAttr(name));
+      func.setArgAttr(i, "dlc.role", builder.getStringAttr(role));
+    };
     for (size_t i = 0; i < out.inputs.size(); ++i)
-      values[out.inputs[i].name] = entry->getArgument(i);
+      nameArg(i, out.inputs[i].name, "input");
+    for (size_t i = 0; i < out.parameters.size(); ++i)
+      nameArg(out.inputs.size() + i, out.parameters[i].name, "parameter");
     builder.setInsertionPointToStart(entry);
     out.module = module;
 

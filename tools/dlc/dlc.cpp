@@ -72,6 +72,12 @@ bool parseDims(const std::string &s, std::vector<int64_t> &dims) {
   return !dims.empty();
 }
 
+bool parseNumber(const std::string &s, double &out) {
+  char *end = nullptr;
+  out = strtod(s.c_str(), &end);
+  return !s.empty() && end && *end == 0;
+}
+
 int compileCommand(int argc, char **argv) {
   std::string model, target = "native", error, value;
   dlc::CompileOptions opts;
@@ -106,6 +112,22 @@ int compileCommand(int argc, char **argv) {
       else
         bound.ints = a.ints();
       importOpts.bindings[value.substr(0, eq)] = bound;
+    } else if (arg == "--train") {
+      opts.train.enabled = true;
+    } else if (optionValue(argc, argv, i, "--loss", value)) {
+      if (value != "softmax-cross-entropy" && value != "mse")
+        return fail("--loss must be softmax-cross-entropy or mse (got '" + value + "')");
+      opts.train.loss = value;
+    } else if (optionValue(argc, argv, i, "--optimizer", value)) {
+      if (value != "sgd" && value != "adam")
+        return fail("--optimizer must be sgd or adam (got '" + value + "')");
+      opts.train.optimizer = value;
+    } else if (optionValue(argc, argv, i, "--momentum", value)) {
+      if (!parseNumber(value, opts.train.momentum) || opts.train.momentum < 0)
+        return fail("--momentum expects a number >= 0 (got '" + value + "')");
+    } else if (optionValue(argc, argv, i, "--weight-decay", value)) {
+      if (!parseNumber(value, opts.train.weightDecay) || opts.train.weightDecay < 0)
+        return fail("--weight-decay expects a number >= 0 (got '" + value + "')");
     } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') {
       opts.optLevel = arg[2] - '0';
     } else if (arg == "--print-ir-after-all") {
@@ -125,6 +147,7 @@ int compileCommand(int argc, char **argv) {
     return fail("output '" + opts.output + "' is the input model; refusing to overwrite it");
   if (!dlc::resolveTarget(target, opts.target, error))
     return fail(error);
+  importOpts.trainable = opts.train.enabled;
 
   mlir::DialectRegistry registry;
   dlc::registerDialects(registry);

@@ -1,0 +1,159 @@
+//===- LinalgBuilders.cpp - building linalg on tensors for dlc lowerings --===//
+#include "passes/LinalgBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/TypeUtilities.h"
+
+namespace dlc {
+
+RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+/// dlc's unsigned element types (ui8...) become signless: arith and linalg
+/// take signless integers, and the ops pick unsigned arithmetic themselves.
+Type signlessElement(Type t) {
+  if (auto i = dyn_cast<IntegerType>(t); i && !i.isSignless())
+    return IntegerType::get(t.getContext(), i.getWidth());
+  return t;
+}
+RankedTensorType signlessType(Type t) {
+  auto rt = cast<RankedTensorType>(t);
+  return rt.clone(signlessElement(rt.getElementType()));
+}
+bool isUnsignedTensor(Value v) { return getElementTypeOrSelf(v.getType()).isUnsignedInteger(); }
+/// Unsigned ints and bool compare and widen as unsigned.
+bool isUnsignedLike(Value v) {
+  Type t = getElementTypeOrSelf(v.getType());
+  return t.isUnsignedInteger() || t.isInteger(1);
+}
+bool isFloatValue(Value v) { return isa<FloatType>(getElementTypeOrSelf(v.getType())); }
+/// 16-bit floats compute in f32 inside elementwise bodies.
+bool isNarrowFloat(Type t) { return t.isF16() || t.isBF16(); }
+
+/// A scalar of type `t` (float or signless integer). For integers, +-inf
+/// become the signed type's largest and smallest values.
+Value scalarConst(OpBuilder &b, Location loc, Type t, double v) {
+  if (auto ft = dyn_cast<FloatType>(t))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, v));
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt i = std::isinf(v) ? (v > 0 ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w))
+                          : APInt(w, (int64_t)v, /*isSigned=*/true);
+  if (w == 1)
+    i = APInt(1, v != 0);
+  return b.create<arith::ConstantOp>(loc, b.getIntegerAttr(t, i));
+}
+
+/// A constant of `like`'s type (a scalar element inside bodies).
+Value constLike(OpBuilder &b, Location loc, Value like, double v) {
+  return scalarConst(b, loc, like.getType(), v);
+}
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double v) {
+  Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+  return b.create<linalg::FillOp>(loc, scalarConst(b, loc, type.getElementType(), v), empty)
+      .getResult(0);
+}
+
+/// One linalg.generic, all loops parallel, with explicit input maps; the
+/// output map is the identity.
+Value buildParallelGeneric(OpBuilder &b, Location loc, RankedTensorType outType,
+                           ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                           BodyFn body) {
+  int64_t rank = outType.getRank();
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
+  auto generic = b.create<linalg::GenericOp>(
+      loc, outType, inputs, init, maps, iters,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        nb.create<linalg::YieldOp>(nl, body(nb, nl, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// Static reshape as collapse-to-1-D + expand: both are views after
+/// bufferization, whatever the two shapes are. Rank 0 (one element) goes
+/// through an empty reassociation.
+Value reshapeStatic(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
+  auto type = tensorType(v);
+  if (type.getShape() == shape)
+    return v;
+  auto outType = RankedTensorType::get(shape, type.getElementType());
+  auto allDims = [](int64_t rank) {
+    SmallVector<ReassociationIndices> groups;
+    if (rank > 0)
+      groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+    return groups;
+  };
+  if (type.getRank() == 0)
+    return b.create<tensor::ExpandShapeOp>(loc, outType, v, allDims(0));
+  if (shape.empty())
+    return b.create<tensor::CollapseShapeOp>(loc, outType, v, allDims(0));
+  Value flat = v;
+  if (type.getRank() != 1) {
+    auto flatType = RankedTensorType::get({type.getNumElements()}, type.getElementType());
+    flat = b.create<tensor::CollapseShapeOp>(loc, flatType, v, allDims(type.getRank()));
+  }
+  if (shape.size() == 1)
+    return flat;
+  return b.create<tensor::ExpandShapeOp>(loc, outType, flat, allDims(shape.size()));
+}
+
+/// numpy broadcasting: an operand is aligned to the trailing dims of the
+/// result. Its broadcast (size-1) dims are reshaped away first, so that every
+/// indexing map stays a projected permutation (which tiling and the
+/// vectorizer need).
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType outType,
+                       ValueRange inputs, BodyFn body) {
+  int64_t rank = outType.getRank();
+  SmallVector<AffineMap> maps;
+  SmallVector<Value> operands;
+  for (Value v : inputs) {
+    auto t = tensorType(v);
+    SmallVector<int64_t> kept;
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0, r = t.getRank(); i < r; ++i) {
+      int64_t j = rank - r + i;
+      if (t.getDimSize(i) == 1 && outType.getDimSize(j) != 1)
+        continue;
+      kept.push_back(t.getDimSize(i));
+      exprs.push_back(b.getAffineDimExpr(j));
+    }
+    operands.push_back(reshapeStatic(b, loc, v, kept));
+    maps.push_back(AffineMap::get(rank, 0, exprs, b.getContext()));
+  }
+  return buildParallelGeneric(b, loc, outType, operands, maps, body);
+}
+
+/// A per-channel vector [C] read at dim `dim` of a rank-`rank` iteration.
+AffineMap channelMap(OpBuilder &b, int64_t rank, int64_t dim) {
+  return AffineMap::get(rank, 0, {b.getAffineDimExpr(dim)}, b.getContext());
+}
+
+Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+              ArrayRef<int64_t> high, double value) {
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(high, [](int64_t v) { return v == 0; }))
+    return input;
+  auto type = tensorType(input);
+  SmallVector<int64_t> shape(type.getShape());
+  for (size_t i = 0; i < shape.size(); ++i)
+    shape[i] += low[i] + high[i];
+  auto padType = RankedTensorType::get(shape, type.getElementType());
+  return b.create<tensor::PadOp>(loc, padType, input,
+                                 getAsIndexOpFoldResult(b.getContext(), low),
+                                 getAsIndexOpFoldResult(b.getContext(), high),
+                                 scalarConst(b, loc, type.getElementType(), value));
+}
+
+/// Accumulator for conv/gemm: the bias broadcast along `dim`, or zeros.
+Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
+               int64_t dim) {
+  if (!bias)
+    return filled(b, loc, outType, 0.0);
+  return buildParallelGeneric(b, loc, outType, bias,
+                              channelMap(b, outType.getRank(), dim),
+                              [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+}
+
+} // namespace dlc

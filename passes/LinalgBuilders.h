@@ -1,0 +1,75 @@
+//===- LinalgBuilders.h - building linalg on tensors for dlc lowerings ----===//
+//
+// Shared by dlc-lower-to-linalg's patterns (forward ops in LowerToLinalg.cpp,
+// gradient ops in LowerGradientsToLinalg.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_PASSES_LINALGBUILDERS_H
+#define DLC_PASSES_LINALGBUILDERS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace dlc {
+using namespace mlir;
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+RankedTensorType tensorType(Value v);
+
+/// dlc's unsigned element types (ui8...) become signless: arith and linalg
+/// take signless integers, and the ops pick unsigned arithmetic themselves.
+Type signlessElement(Type t);
+RankedTensorType signlessType(Type t);
+bool isUnsignedTensor(Value v);
+/// Unsigned ints and bool compare and widen as unsigned.
+bool isUnsignedLike(Value v);
+bool isFloatValue(Value v);
+/// 16-bit floats compute in f32 inside elementwise bodies.
+bool isNarrowFloat(Type t);
+
+/// A scalar of type `t` (float or signless integer). For integers, +-inf
+/// become the signed type's largest and smallest values.
+Value scalarConst(OpBuilder &b, Location loc, Type t, double v);
+
+/// A constant of `like`'s type (a scalar element inside bodies).
+Value constLike(OpBuilder &b, Location loc, Value like, double v);
+
+Value filled(OpBuilder &b, Location loc, RankedTensorType type, double v);
+
+/// One linalg.generic, all loops parallel, with explicit input maps; the
+/// output map is the identity.
+Value buildParallelGeneric(OpBuilder &b, Location loc, RankedTensorType outType,
+                           ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                           BodyFn body);
+
+/// Static reshape as collapse-to-1-D + expand: both are views after
+/// bufferization, whatever the two shapes are. Rank 0 (one element) goes
+/// through an empty reassociation.
+Value reshapeStatic(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape);
+
+/// numpy broadcasting: an operand is aligned to the trailing dims of the
+/// result. Its broadcast (size-1) dims are reshaped away first, so that every
+/// indexing map stays a projected permutation (which tiling and the
+/// vectorizer need).
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType outType,
+                       ValueRange inputs, BodyFn body);
+
+/// A per-channel vector [C] read at dim `dim` of a rank-`rank` iteration.
+AffineMap channelMap(OpBuilder &b, int64_t rank, int64_t dim);
+
+Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+              ArrayRef<int64_t> high, double value);
+
+/// Accumulator for conv/gemm: the bias broadcast along `dim`, or zeros.
+Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
+               int64_t dim);
+
+/// Patterns for the gradient ops (conv_grad_input, conv_grad_weight,
+/// max_pool_grad), added to dlc-lower-to-linalg.
+void populateGradientLoweringPatterns(RewritePatternSet &patterns,
+                                      TypeConverter &converter);
+} // namespace dlc
+
+#endif

@@ -1,0 +1,178 @@
+"""Checks dlc-autodiff's gradients against central finite differences in
+float64.
+
+Each case is a small float64 ONNX model whose initializers are the
+parameters. It is compiled with `dlc compile --train --optimizer sgd` and
+driven through the C API: one step at learning rate 1 from p gives
+p - grad (exact to float64 rounding), and the loss the step reports at
+p +- eps*e_i gives (L+ - L-) / 2 eps. Random inputs and parameters, never
+zeros; a case passes when every checked coordinate agrees within
+|analytic - numeric| <= atol + rtol * |numeric|.
+
+usage: gradcheck.py --dlc DLC --work DIR [--filter NAME]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from dlc_ctypes import TrainModel  # noqa: E402
+
+RTOL, ATOL, EPS = 1e-6, 1e-8, 1e-6
+COORDS = 12  # coordinates checked per parameter
+
+
+class Case:
+    def __init__(self, name, seed):
+        self.name, self.rng = name, np.random.default_rng(seed)
+        self.nodes, self.inits, self.count = [], [], 0
+
+    def param(self, shape, scale=0.5):
+        self.count += 1
+        n = f"p{self.count}"
+        self.inits.append(numpy_helper.from_array(self.rng.normal(0, scale, shape), n))
+        return n
+
+    def const(self, values, dtype=np.int64):
+        self.count += 1
+        n = f"c{self.count}"
+        self.inits.append(numpy_helper.from_array(np.asarray(values, dtype), n))
+        return n
+
+    def node(self, op, inputs, **attrs):
+        self.count += 1
+        out = f"{op.lower()}{self.count}"
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def model(self, x_shape, y, y_shape):
+        g = helper.make_graph(self.nodes, self.name,
+                              [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x_shape)],
+                              [helper.make_tensor_value_info(y, TensorProto.DOUBLE, y_shape)],
+                              self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+        m.ir_version = 8
+        return m
+
+
+def cases():
+    """(model, loss, x shape, labels) for each op family dlc-autodiff covers."""
+    out = []
+
+    c = Case("gemm_relu_sce", 1)  # Gemm (transB), Relu, softmax-cross-entropy
+    h = c.node("Relu", [c.node("Gemm", ["x", c.param((5, 4)), c.param((5,))], transB=1)])
+    y = c.node("Gemm", [h, c.param((5, 3)), c.param((1, 3))], alpha=0.7, beta=1.3)
+    out.append((c.model([6, 4], y, [6, 3]), "softmax-cross-entropy", (6, 4)))
+
+    c = Case("gemm_transA_sigmoid_tanh", 2)
+    h = c.node("Sigmoid", [c.node("Gemm", [c.param((4, 6)), "x"], transA=1)])
+    y = c.node("Tanh", [c.node("MatMul", [h, c.param((5, 3))])])
+    out.append((c.model([4, 5], y, [6, 3]), "mse", (4, 5)))
+
+    c = Case("conv_maxpool", 3)  # strides, pads, dilations, groups, overlapping pools
+    h = c.node("Conv", ["x", c.param((4, 2, 3, 3))], pads=[1, 0, 2, 1], strides=[2, 1])
+    h = c.node("Conv", [h, c.param((4, 2, 2, 2)), c.param((4,))], group=2, dilations=[2, 1])
+    h = c.node("MaxPool", [h], kernel_shape=[3, 2], strides=[1, 2], pads=[1, 0, 1, 1])
+    y = c.node("Flatten", [h], axis=1)
+    out.append((c.model([2, 2, 9, 7], y, [2, 36]), "mse", (2, 2, 9, 7)))
+
+    c = Case("broadcast_arith", 4)  # Add/Sub/Mul/Div with numpy broadcasting
+    a = c.node("Mul", ["x", c.param((1, 4))])
+    b = c.node("Sub", [c.param((3, 1)), a])
+    d = c.node("Div", [b, c.node("Add", [c.param((4,)), c.const(np.full(4, 3.0), np.float64)])])
+    y = c.node("Add", [d, c.param((3, 4))])
+    out.append((c.model([3, 4], y, [3, 4]), "mse", (3, 4)))
+
+    c = Case("softmax_shape_ops", 5)  # Transpose, Reshape, Concat, Softmax, LogSoftmax, Clip
+    h = c.node("MatMul", ["x", c.param((4, 6))])
+    t = c.node("Transpose", [c.node("Reshape", [h, c.const([2, 3, 4])])], perm=[1, 0, 2])
+    s = c.node("Softmax", [t], axis=2)
+    l = c.node("LogSoftmax", [c.node("Clip", [t, c.const(-0.8, np.float64), c.const(0.9, np.float64)])],
+               axis=1)
+    y = c.node("Reshape", [c.node("Concat", [s, l], axis=2), c.const([3, 16])])
+    out.append((c.model([4, 4], y, [3, 16]), "mse", (4, 4)))
+
+    c = Case("global_pool_reduce", 6)  # GlobalAveragePool, ReduceMean, ReduceSum
+    h = c.node("Conv", ["x", c.param((3, 2, 2, 2)), c.param((3,))])
+    g = c.node("Flatten", [c.node("GlobalAveragePool", [h])], axis=1)
+    r = c.node("ReduceMean", [h], axes=[2, 3], keepdims=0)
+    y = c.node("Add", [c.node("Mul", [g, r]), c.node("ReduceSum", [h, c.const([2, 3])], keepdims=0)])
+    y = c.node("Gemm", [y, c.param((4, 3))], transB=1)
+    out.append((c.model([2, 2, 4, 4], y, [2, 4]), "softmax-cross-entropy", (2, 2, 4, 4)))
+    return out
+
+
+def labels_for(model, loss, rng):
+    out = model.graph.output[0].type.tensor_type.shape
+    dims = [d.dim_value for d in out.dim]
+    if loss == "softmax-cross-entropy":
+        return rng.integers(0, dims[1], dims[0]).astype(np.int64)
+    return rng.normal(0, 1, dims)
+
+
+def check(model, loss, x_shape, dlc, work):
+    name = model.graph.name
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(model, path)
+    lib = os.path.join(work, name + ".so")
+    r = subprocess.run([dlc, "compile", path, "--train", "--loss", loss, "--optimizer", "sgd",
+                        "-o", lib], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"compile failed: {r.stderr.strip()}"
+    rng = np.random.default_rng(7)
+    x = rng.normal(0, 1, x_shape)
+    labels = labels_for(model, loss, rng)
+    worst = 0.0
+    with TrainModel(lib) as m:
+        step = m.stepper({"x": x, "labels": labels})
+        p0 = {n: m.get(n) for n in m.params}
+        step(1.0)  # p - grad
+        grads = {n: p0[n] - m.get(n) for n in m.params}
+        for n in m.params:
+            m.set(n, p0[n])
+        for n, p in p0.items():
+            flat = p.reshape(-1)
+            for i in rng.choice(flat.size, min(COORDS, flat.size), replace=False):
+                losses = []
+                for sign in (1, -1):
+                    q = flat.copy()
+                    q[i] += sign * EPS
+                    m.set(n, q)
+                    losses.append(step(0.0))
+                m.set(n, p)
+                numeric = (losses[0] - losses[1]) / (2 * EPS)
+                analytic = grads[n].reshape(-1)[i]
+                err = abs(analytic - numeric)
+                if err > ATOL + RTOL * abs(numeric):
+                    return (f"{n}[{i}]: autodiff {analytic:.9g}, finite differences "
+                            f"{numeric:.9g}")
+                worst = max(worst, err / (ATOL + RTOL * abs(numeric)))
+    return f"ok (worst error {worst:.2f} of tolerance)"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dlc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--filter", default="")
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    failed = 0
+    for model, loss, x_shape in cases():
+        if args.filter not in model.graph.name:
+            continue
+        result = check(model, loss, x_shape, args.dlc, args.work)
+        ok = result.startswith("ok")
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {model.graph.name}: {result}")
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
