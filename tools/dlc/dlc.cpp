@@ -3,7 +3,9 @@
 #include "dlc/Import.h"
 #include "dlc/Registration.h"
 #include "dlc/runtime.h"
+#include "tools/dlc/Cli.h"
 #include "tools/dlc/Npy.h"
+#include "tools/dlc/Train.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/APFloat.h"
@@ -25,6 +27,8 @@
 namespace fs = std::filesystem;
 
 namespace {
+using namespace dlc::cli;
+
 int usage() {
   fprintf(stderr,
           "usage:\n"
@@ -33,30 +37,14 @@ int usage() {
           "              [--emit=mlir|llvm|asm|obj|lib] [--print-ir-after-all]\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
-          "  dlc inspect LIB.so\n");
+          "  dlc inspect LIB.so\n"
+          "  dlc compile MODEL.onnx --train [--loss=softmax-cross-entropy|mse]\n"
+          "              [--optimizer=sgd|adam] [--momentum M] [--weight-decay W] -o TRAIN.so\n"
+          "  dlc train MODEL.onnx|TRAIN.so --dataset fashion-mnist [--lr 0.05] [--batch 64]\n"
+          "              [--epochs N] [--seed S] [--save PARAMS.bin] [--threads N] [--log-dir DIR]\n"
+          "              [--loss ...] [--optimizer ...] [--momentum M] [--data-dir DIR]\n"
+          "  dlc export-onnx MODEL.onnx PARAMS.bin -o OUT.onnx\n");
   return 2;
-}
-
-int fail(const std::string &msg) {
-  fprintf(stderr, "dlc: error: %s\n", msg.c_str());
-  return 1;
-}
-
-/// `--flag=value` or `--flag value`; advances `i` past what it consumed.
-bool optionValue(int argc, char **argv, int &i, const char *flag, std::string &out) {
-  std::string arg = argv[i];
-  std::string f = flag;
-  if (arg == f) {
-    if (i + 1 >= argc)
-      return false;
-    out = argv[++i];
-    return true;
-  }
-  if (arg.rfind(f + "=", 0) == 0) {
-    out = arg.substr(f.size() + 1);
-    return true;
-  }
-  return false;
 }
 
 bool parseDims(const std::string &s, std::vector<int64_t> &dims) {
@@ -70,12 +58,6 @@ bool parseDims(const std::string &s, std::vector<int64_t> &dims) {
       return false;
   }
   return !dims.empty();
-}
-
-bool parseNumber(const std::string &s, double &out) {
-  char *end = nullptr;
-  out = strtod(s.c_str(), &end);
-  return !s.empty() && end && *end == 0;
 }
 
 int compileCommand(int argc, char **argv) {
@@ -160,50 +142,6 @@ int compileCommand(int argc, char **argv) {
     return fail(model + ": " + error);
   return 0;
 }
-
-/// A compiled model library opened with dlopen.
-struct Library {
-  void *handle = nullptr;
-  size_t (*arenaBytes)();
-  int (*create)(dlc_model **, void *, size_t);
-  int (*run)(dlc_model *, const dlc_tensor *, size_t, dlc_tensor *, size_t);
-  int (*setThreads)(dlc_model *, int);
-  const char *(*signature)();
-  const char *(*lastError)(const dlc_model *);
-  void (*destroy)(dlc_model *);
-  nlohmann::json sig;
-
-  bool open(const std::string &path, std::string &error) {
-    std::string p = path.find('/') == std::string::npos ? "./" + path : path;
-    handle = dlopen(p.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) {
-      error = std::string("cannot load '") + path + "': " + dlerror();
-      return false;
-    }
-    bool ok = true;
-    auto sym = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
-      ok &= fn != nullptr;
-    };
-    sym(arenaBytes, "dlc_arena_bytes");
-    sym(create, "dlc_create");
-    sym(run, "dlc_run");
-    sym(setThreads, "dlc_set_threads");
-    sym(signature, "dlc_signature_json");
-    sym(lastError, "dlc_last_error");
-    sym(destroy, "dlc_destroy");
-    if (!ok) {
-      error = "'" + path + "' is not a dlc model library (missing the dlc_* C API)";
-      return false;
-    }
-    sig = nlohmann::json::parse(signature(), nullptr, /*allow_exceptions=*/false);
-    if (sig.is_discarded()) {
-      error = "'" + path + "' has a malformed signature";
-      return false;
-    }
-    return true;
-  }
-};
 
 std::string sanitize(const std::string &name) {
   std::string s = name;
@@ -421,6 +359,10 @@ int main(int argc, char **argv) {
     return runCommand(argc, argv);
   if (cmd == "inspect")
     return inspectCommand(argc, argv);
+  if (cmd == "train")
+    return dlc::trainCommand(argc, argv);
+  if (cmd == "export-onnx")
+    return dlc::exportOnnxCommand(argc, argv);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     usage();
     return 0;

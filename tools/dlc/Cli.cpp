@@ -1,0 +1,36 @@
+//===- Cli.cpp - what the dlc subcommands share ---------------------------===//
+#include "tools/dlc/Cli.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace dlc::cli {
+int fail(const std::string &msg) {
+  fprintf(stderr, "dlc: error: %s\n", msg.c_str());
+  return 1;
+}
+
+/// `--flag=value` or `--flag value`; advances `i` past what it consumed.
+bool optionValue(int argc, char **argv, int &i, const char *flag, std::string &out) {
+  std::string arg = argv[i];
+  std::string f = flag;
+  if (arg == f) {
+    if (i + 1 >= argc)
+      return false;
+    out = argv[++i];
+    return true;
+  }
+  if (arg.rfind(f + "=", 0) == 0) {
+    out = arg.substr(f.size() + 1);
+    return true;
+  }
+  return false;
+}
+
+bool parseNumber(const std::string &s, double &out) {
+  char *end = nullptr;
+  out = strtod(s.c_str(), &end);
+  return !s.empty() && end && *end == 0;
+}
+
+} // namespace dlc::cli
