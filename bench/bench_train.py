@@ -1,0 +1,157 @@
+"""Trains logistic regression, the MLP and the LeNet-style CNN on
+Fashion-MNIST with dlc (a --train library through the C API) and with
+PyTorch (Debian's python3-torch 1.13, run by /usr/bin/python3 through
+torch_train.py), from the same initial weights (the ONNX file's), with the
+same hyperparameters and the same per-epoch sample order, and prints test
+accuracy per epoch and the median train-step time side by side.
+
+usage: bench_train.py [--dlc build/tools/dlc/dlc] [--models build/models]
+                      [--networks logreg,mlp,lenet] [--threads 1,2]
+                      [--timing-steps 100] [--out bench/results/train.md]
+"""
+import argparse
+import gzip
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+from dlc_ctypes import TrainModel, write_report  # noqa: E402
+
+DATA = "/usr/share/datasets/fashion-mnist"
+BATCH = 64
+# network -> (ONNX model, learning rate, momentum, epochs, PyTorch reference
+# accuracy measured on this machine, quoted in the training issue)
+NETWORKS = {
+    "logreg": ("logreg_train.onnx", 0.05, 0.0, 2, 81.8),
+    "mlp": ("mlp_train.onnx", 0.05, 0.9, 2, 85.3),
+    "lenet": ("lenet_train.onnx", 0.05, 0.9, 3, 86.3),
+}
+
+
+def idx(name):
+    with gzip.open(os.path.join(DATA, name)) as f:
+        raw = f.read()
+    rank = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big") for i in range(rank)]
+    return np.frombuffer(raw, np.uint8, offset=4 + 4 * rank).reshape(dims)
+
+
+def dlc_train(lib, x_train, y_train, x_test, y_test, orders, lr, threads, timing_steps,
+              in_shape):
+    """Accuracy per epoch (at the last thread count) and median step ms per count."""
+    x = np.zeros(in_shape, np.float32)
+    labels = np.zeros(BATCH, np.int64)
+    out = np.zeros((BATCH, 10), np.float32)
+    accuracy, losses, times = [], [], {}
+    with TrainModel(lib, threads[-1]) as m:
+        step = m.stepper({"input": x, "labels": labels})
+        run = m.runner({"input": x}, {m.signature["outputs"][0]["name"]: out})
+        for order in orders:
+            total, steps = 0.0, len(order) // BATCH
+            for s in range(steps):
+                idx_ = order[s * BATCH:(s + 1) * BATCH]
+                x.reshape(BATCH, 784)[:] = x_train[idx_]
+                labels[:] = y_train[idx_]
+                total += step(float(lr))
+            losses.append(total / steps)
+            correct = 0
+            for first in range(0, len(x_test), BATCH):
+                n = min(BATCH, len(x_test) - first)
+                x.fill(0)
+                x.reshape(BATCH, 784)[:n] = x_test[first:first + n]
+                run()
+                correct += int((out[:n].argmax(1) == y_test[first:first + n]).sum())
+            accuracy.append(100.0 * correct / len(x_test))
+        for t in threads:
+            m.lib.dlc_set_threads(m.handle, t)
+            samples = []
+            for s in range(timing_steps + 5):
+                idx_ = orders[0][s * BATCH:(s + 1) * BATCH]
+                x.reshape(BATCH, 784)[:] = x_train[idx_]
+                labels[:] = y_train[idx_]
+                t0 = time.perf_counter()
+                step(float(lr))
+                samples.append((time.perf_counter() - t0) * 1e3)
+            times[t] = statistics.median(samples[5:])
+    return accuracy, losses, times
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dlc", default="build/tools/dlc/dlc")
+    ap.add_argument("--models", default="build/models")
+    ap.add_argument("--networks", default="logreg,mlp,lenet")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--timing-steps", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="bench/results/train.md")
+    args = ap.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+
+    x_train = (idx("train-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0).astype(np.float32)
+    y_train = idx("train-labels-idx1-ubyte.gz").astype(np.int64)
+    x_test = (idx("t10k-images-idx3-ubyte.gz").reshape(-1, 784) / 255.0).astype(np.float32)
+    y_test = idx("t10k-labels-idx1-ubyte.gz").astype(np.int64)
+
+    acc_rows, time_rows = [], []
+    work = tempfile.mkdtemp(prefix="dlc-bench-train")
+    for name in args.networks.split(","):
+        model_file, lr, momentum, epochs, reference = NETWORKS[name]
+        model_path = os.path.join(args.models, model_file)
+        model = onnx.load(model_path)
+        weights = [numpy_helper.to_array(t) for t in model.graph.initializer]
+        rng = np.random.default_rng(args.seed)
+        orders = [rng.permutation(len(x_train)) for _ in range(epochs)]
+        npz = os.path.join(work, name + ".npz")
+        np.savez(npz, num_weights=len(weights), x_train=x_train, y_train=y_train,
+                 x_test=x_test.reshape(-1, 784), y_test=y_test,
+                 **{f"w{i}": w for i, w in enumerate(weights)},
+                 **{f"order{e}": o for e, o in enumerate(orders)})
+        torch_out = subprocess.run(
+            ["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "torch_train.py"), npz,
+             name, str(lr), str(momentum), str(epochs), str(BATCH), str(args.timing_steps)] +
+            [str(t) for t in threads], capture_output=True, text=True)
+        if torch_out.returncode != 0:
+            sys.exit(f"torch_train.py failed (is python3-torch installed?):\n{torch_out.stderr}")
+        torch_res = json.loads(torch_out.stdout)
+
+        lib = os.path.join(work, name + ".so")
+        t0 = time.perf_counter()
+        subprocess.run([args.dlc, "compile", model_path, "--train", "--optimizer", "sgd",
+                        "--momentum", str(momentum), "-o", lib], check=True)
+        compile_s = time.perf_counter() - t0
+        in_shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+        accuracy, losses, times = dlc_train(lib, x_train, y_train, x_test, y_test, orders, lr,
+                                            threads, args.timing_steps, in_shape)
+        for e in range(epochs):
+            acc_rows.append(f"| {name} | {e + 1} | {torch_res['loss'][e]:.4f} | {losses[e]:.4f} | "
+                            f"{torch_res['accuracy'][e]:.2f} | {accuracy[e]:.2f} | "
+                            f"{accuracy[e] - torch_res['accuracy'][e]:+.2f} |"
+                            + (f" {reference} |" if e + 1 == epochs else " |"))
+        for t in threads:
+            tt, dt = torch_res["step_ms"][str(t)], times[t]
+            time_rows.append(f"| {name} | {t} | {tt:.3f} | {dt:.3f} | {dt / tt:.2f} | "
+                             f"{compile_s:.1f} |")
+
+    text = ("Fashion-MNIST, batch 64, SGD (lr, momentum as in the training issue), same initial "
+            "weights and sample order for both; PyTorch 1.13 (Debian) vs dlc.\n\n"
+            "| network | epoch | PyTorch loss | dlc loss | PyTorch test acc % | dlc test acc % | "
+            "dlc - PyTorch | issue's PyTorch reference % |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+            + "\n".join(acc_rows) +
+            "\n\nMedian train-step time (batch 64; forward, backward, update):\n\n"
+            "| network | threads | PyTorch ms | dlc ms | dlc / PyTorch | dlc compile s |\n"
+            "|---|---:|---:|---:|---:|---:|\n" + "\n".join(time_rows) + "\n")
+    write_report(text, args.out)
+
+
+if __name__ == "__main__":
+    main()
