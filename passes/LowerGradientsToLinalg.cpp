@@ -68,46 +68,98 @@ Value conv2d(OpBuilder &b, Location loc, Value input, Value filter, ArrayRef<int
       .getResult(0);
 }
 
+/// Which output position a window tap reaches from input position (dims 2
+/// and 3 of the enclosing generic): for tap (i, j), output row
+/// (y + pt - i*dh) / sh when that division is exact and in range (clamped to
+/// 0 otherwise, with `valid` false).
+struct WindowTap {
+  Value pos[2];
+  Value valid;
+};
+WindowTap windowTap(OpBuilder &nb, Location l, ArrayRef<int64_t> tap, ArrayRef<int64_t> s,
+                    ArrayRef<int64_t> p, ArrayRef<int64_t> d, ArrayRef<int64_t> outDims) {
+  auto cst = [&](int64_t k) -> Value { return nb.create<arith::ConstantIndexOp>(l, k); };
+  Value zero = cst(0);
+  WindowTap t;
+  t.valid = nb.create<arith::ConstantIntOp>(l, 1, 1);
+  for (int a = 0; a < 2; ++a) {
+    Value start = nb.create<arith::SubIOp>(
+        l, nb.create<arith::AddIOp>(l, nb.create<linalg::IndexOp>(l, 2 + a), cst(p[a])),
+        cst(tap[a] * d[a]));
+    Value q = s[a] == 1 ? start : nb.create<arith::DivSIOp>(l, start, cst(s[a])).getResult();
+    Value ok = nb.create<arith::AndIOp>(
+        l, nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, start, zero),
+        nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, q, cst(outDims[a])));
+    if (s[a] != 1)
+      ok = nb.create<arith::AndIOp>(
+          l, ok,
+          nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq,
+                                   nb.create<arith::RemSIOp>(l, start, cst(s[a])), zero));
+    t.valid = nb.create<arith::AndIOp>(l, t.valid, ok);
+    t.pos[a] = nb.create<arith::SelectOp>(l, ok, q, zero);
+  }
+  return t;
+}
+
 /// Gradient of one group's conv input: dy [N,O,OH,OW], w [O,C,KH,KW] ->
-/// [N,C,H,W].
+/// [N,C,H,W], as a GEMM and a col2im:
+///   cols[n, (c,i,j), q] = sum_o w[o, (c,i,j)] dy[n, o, q]
+///   dx[n, c, y, x] = sum_{i,j} cols[n, (c,i,j), ((y+pt-i*dh)/sh, (x+pl-j*dw)/sw)]
+/// over the (i, j) whose division is exact and in range. The GEMM has the
+/// PointwiseConvToGemm form that tile-and-vectorize treats as a matmul; the
+/// col2im reads each column entry once. (A transposed convolution over the
+/// dilated, padded gradient does the same sums but multiplies the zeros in
+/// it too: twice the FLOPs and a 5x larger im2col buffer on LeNet.)
 Value convGradInputGroup(OpBuilder &b, Location loc, Value dy, Value w, int64_t h,
                          int64_t wd, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
                          ArrayRef<int64_t> d) {
+  MLIRContext *ctx = b.getContext();
   auto dyT = tensorType(dy), wT = tensorType(w);
   Type elem = dyT.getElementType();
   int64_t n = dyT.getDimSize(0), o = dyT.getDimSize(1), c = wT.getDimSize(1);
-  int64_t k[2] = {wT.getDimSize(2), wT.getDimSize(3)}, in[2] = {h, wd};
-  // Zeros between the output rows/columns a stride skipped.
-  SmallVector<int64_t> dil{n, o, (dyT.getDimSize(2) - 1) * s[0] + 1,
-                           (dyT.getDimSize(3) - 1) * s[1] + 1};
-  Value dilated = dy;
-  if (s[0] != 1 || s[1] != 1)
-    dilated = insertSlice(b, loc, dy, filled(b, loc, RankedTensorType::get(dil, elem), 0.0),
-                          {0, 0, 0, 0}, {1, 1, s[0], s[1]});
-  SmallVector<int64_t> low{0, 0, 0, 0}, high{0, 0, 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    int64_t extent = (k[i] - 1) * d[i];
-    int64_t padded = in[i] + p[i] + p[2 + i]; // the forward conv's padded input
-    low[2 + i] = extent;
-    high[2 + i] = extent + (padded - (dil[2 + i] + extent));
-  }
-  Value x = padWith(b, loc, dilated, low, high, 0.0);
-  // flipped[c, o, i, j] = w[o, c, KH-1-i, KW-1-j], read with tensor.extract:
-  // an indexing map with -i would not survive tiling (its tiles' shapes
-  // cannot be inferred).
-  Value flipped = buildParallelGeneric(
-      b, loc, RankedTensorType::get({c, o, k[0], k[1]}, elem), ValueRange{}, {},
-      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
-        auto idx = [&](int64_t dim) { return nb.create<linalg::IndexOp>(l, dim); };
-        auto flip = [&](int64_t dim, int64_t size) -> Value {
-          return nb.create<arith::SubIOp>(l, nb.create<arith::ConstantIndexOp>(l, size - 1),
-                                          idx(dim));
-        };
-        return nb.create<tensor::ExtractOp>(
-            l, w, ValueRange{idx(1), idx(0), flip(2, k[0]), flip(3, k[1])});
+  int64_t kh = wT.getDimSize(2), kw = wT.getDimSize(3);
+  int64_t oh = dyT.getDimSize(2), ow = dyT.getDimSize(3), ckk = c * kh * kw;
+  Value wt = transpose(b, loc, reshapeStatic(b, loc, w, {o, ckk}), {1, 0});
+  Value dy3 = reshapeStatic(b, loc, dy, {n, o, oh * ow});
+  auto colsType = RankedTensorType::get({n, ckk, oh * ow}, elem);
+  AffineExpr dn, dm, dp, dk;
+  bindDims(ctx, dn, dm, dp, dk);
+  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {dm, dk}, ctx),
+                              AffineMap::get(4, 0, {dn, dk, dp}, ctx),
+                              AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
+  SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value cols = b.create<linalg::GenericOp>(
+                    loc, colsType, ValueRange{wt, dy3}, filled(b, loc, colsType, 0.0), maps,
+                    iters,
+                    [](OpBuilder &nb, Location l, ValueRange v) {
+                      Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
+                      nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});
+                    })
+                   .getResult(0);
+
+  // All-parallel over dx, the window unrolled in the body: tile-and-vectorize
+  // then shares rows among threads (reduction loops would stay serial).
+  auto outType = RankedTensorType::get({n, c, h, wd}, elem);
+  return buildParallelGeneric(
+      b, loc, outType, ValueRange{}, {}, [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        auto idx = [&](int64_t dim) -> Value { return nb.create<linalg::IndexOp>(l, dim); };
+        auto cst = [&](int64_t k) -> Value { return nb.create<arith::ConstantIndexOp>(l, k); };
+        Value acc = scalarConst(nb, l, elem, 0.0);
+        Value rowBase = nb.create<arith::MulIOp>(l, idx(1), cst(kh * kw));
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            WindowTap tap = windowTap(nb, l, {i, j}, s, p, d, {oh, ow});
+            Value row = nb.create<arith::AddIOp>(l, rowBase, cst(i * kw + j));
+            Value col = nb.create<arith::AddIOp>(
+                l, nb.create<arith::MulIOp>(l, tap.pos[0], cst(ow)), tap.pos[1]);
+            Value g = nb.create<tensor::ExtractOp>(l, cols, ValueRange{idx(0), row, col});
+            acc = nb.create<arith::AddFOp>(
+                l, acc,
+                nb.create<arith::SelectOp>(l, tap.valid, g, scalarConst(nb, l, elem, 0.0)));
+          }
+        return acc;
       });
-  Value full = conv2d(b, loc, x, flipped, {1, 1}, d);
-  return extractSlice(b, loc, full, {0, 0, p[0], p[1]}, {n, c, h, wd});
 }
 
 /// Gradient of one group's conv weight: x [N,C,H,W], dy [N,O,OH,OW] ->
@@ -182,7 +234,6 @@ struct MaxPoolGradLowering : OpConversionPattern<dlc::MaxPoolGradOp> {
   LogicalResult matchAndRewrite(dlc::MaxPoolGradOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = r.getContext();
     auto inType = tensorType(a.getInput()), dyType = tensorType(a.getGradOutput());
     Type elem = inType.getElementType();
     ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(), p = op.getPads(),
@@ -195,71 +246,54 @@ struct MaxPoolGradLowering : OpConversionPattern<dlc::MaxPoolGradOp> {
       high[2 + i] = std::max<int64_t>(p[2 + i], need - inType.getDimSize(2 + i) - p[i]);
     }
     Value xp = padWith(r, loc, a.getInput(), low, high, -INFINITY);
-    Value window = r.create<tensor::EmptyOp>(loc, k, elem);
 
+    // Both passes all-parallel with the window unrolled in the body, so
+    // that tile-and-vectorize shares their rows among threads.
     // 1. Per window: the first maximum's offset i * KW + j.
-    AffineExpr n, c, y, x, i, j;
-    bindDims(ctx, n, c, y, x, i, j);
     auto idxType = RankedTensorType::get(dyType.getShape(), r.getI64Type());
-    SmallVector<AffineMap> maps{
-        AffineMap::get(6, 0, {n, c, y * s[0] + i * d[0], x * s[1] + j * d[1]}, ctx),
-        AffineMap::get(6, 0, {i, j}, ctx), AffineMap::get(6, 0, {n, c, y, x}, ctx),
-        AffineMap::get(6, 0, {n, c, y, x}, ctx)};
-    SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-    iters.append(2, utils::IteratorType::reduction);
-    auto argmax = r.create<linalg::GenericOp>(
-        loc, TypeRange{dyType, idxType}, ValueRange{xp, window},
-        ValueRange{filled(r, loc, dyType, -INFINITY), filled(r, loc, idxType, 0.0)}, maps, iters,
-        [&](OpBuilder &b, Location l, ValueRange v) {
-          Value ii = b.create<linalg::IndexOp>(l, 4), jj = b.create<linalg::IndexOp>(l, 5);
-          Value flat = b.create<arith::AddIOp>(
-              l, b.create<arith::MulIOp>(l, ii, b.create<arith::ConstantIndexOp>(l, k[1])), jj);
-          flat = b.create<arith::IndexCastOp>(l, b.getI64Type(), flat);
-          Value better = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v[0], v[2]);
-          b.create<linalg::YieldOp>(
-              l, ValueRange{b.create<arith::SelectOp>(l, better, v[0], v[2]),
-                            b.create<arith::SelectOp>(l, better, flat, v[3])});
+    Value best = buildParallelGeneric(
+        r, loc, idxType, ValueRange{}, {}, [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          auto idx = [&](int64_t dim) -> Value { return b.create<linalg::IndexOp>(l, dim); };
+          auto cst = [&](int64_t c) -> Value { return b.create<arith::ConstantIndexOp>(l, c); };
+          Value y0 = b.create<arith::MulIOp>(l, idx(2), cst(s[0]));
+          Value x0 = b.create<arith::MulIOp>(l, idx(3), cst(s[1]));
+          Value max = scalarConst(b, l, elem, -INFINITY);
+          Value at = b.create<arith::ConstantIntOp>(l, 0, 64);
+          for (int64_t i = 0; i < k[0]; ++i)
+            for (int64_t j = 0; j < k[1]; ++j) {
+              Value v = b.create<tensor::ExtractOp>(
+                  l, xp, ValueRange{idx(0), idx(1), b.create<arith::AddIOp>(l, y0, cst(i * d[0])),
+                                    b.create<arith::AddIOp>(l, x0, cst(j * d[1]))});
+              Value better = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, max);
+              max = b.create<arith::SelectOp>(l, better, v, max);
+              at = b.create<arith::SelectOp>(l, better,
+                                             b.create<arith::ConstantIntOp>(l, i * k[1] + j, 64), at);
+            }
+          return at;
         });
-    Value best = argmax.getResult(1), dy = a.getGradOutput();
+    Value dy = a.getGradOutput();
 
     // 2. Per input position: the sum over the windows whose maximum it is.
-    SmallVector<AffineMap> maps2{AffineMap::get(6, 0, {i, j}, ctx),
-                                 AffineMap::get(6, 0, {n, c, y, x}, ctx)};
-    auto grad = r.create<linalg::GenericOp>(
-        loc, TypeRange{inType}, ValueRange{window}, ValueRange{filled(r, loc, inType, 0.0)},
-        maps2, iters, [&](OpBuilder &b, Location l, ValueRange v) {
-          auto idx = [&](int64_t dim) { return b.create<linalg::IndexOp>(l, dim); };
-          auto cst = [&](int64_t c) { return b.create<arith::ConstantIndexOp>(l, c); };
-          Value zero = cst(0);
-          Value valid = b.create<arith::ConstantIntOp>(l, 1, 1);
-          SmallVector<Value> coords{idx(0), idx(1)};
-          int64_t outDims[2] = {oh, ow};
-          for (int a2 = 0; a2 < 2; ++a2) {
-            // padded position minus the window offset: the window start
-            Value start = b.create<arith::SubIOp>(
-                l, b.create<arith::AddIOp>(l, idx(2 + a2), cst(p[a2])),
-                b.create<arith::MulIOp>(l, idx(4 + a2), cst(d[a2])));
-            Value q = b.create<arith::DivSIOp>(l, start, cst(s[a2]));
-            Value rem = b.create<arith::RemSIOp>(l, start, cst(s[a2]));
-            Value ok = b.create<arith::AndIOp>(
-                l, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::sge, start, zero),
-                b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, rem, zero));
-            ok = b.create<arith::AndIOp>(
-                l, ok, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, q, cst(outDims[a2])));
-            valid = b.create<arith::AndIOp>(l, valid, ok);
-            coords.push_back(b.create<arith::SelectOp>(l, ok, q, zero));
-          }
-          Value at = b.create<tensor::ExtractOp>(l, best, coords);
-          Value mine = b.create<arith::AddIOp>(
-              l, b.create<arith::MulIOp>(l, idx(4), cst(k[1])), idx(5));
-          mine = b.create<arith::IndexCastOp>(l, b.getI64Type(), mine);
-          valid = b.create<arith::AndIOp>(
-              l, valid, b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, at, mine));
-          Value g = b.create<tensor::ExtractOp>(l, dy, coords);
-          Value add = b.create<arith::SelectOp>(l, valid, g, scalarConst(b, l, elem, 0.0));
-          b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::AddFOp>(l, v[1], add)});
+    Value grad = buildParallelGeneric(
+        r, loc, inType, ValueRange{}, {}, [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          auto idx = [&](int64_t dim) -> Value { return b.create<linalg::IndexOp>(l, dim); };
+          Value acc = scalarConst(b, l, elem, 0.0);
+          for (int64_t i = 0; i < k[0]; ++i)
+            for (int64_t j = 0; j < k[1]; ++j) {
+              WindowTap tap = windowTap(b, l, {i, j}, s, p, d, {oh, ow});
+              SmallVector<Value> c4{idx(0), idx(1), tap.pos[0], tap.pos[1]};
+              Value winner = b.create<tensor::ExtractOp>(l, best, c4);
+              Value mine = b.create<arith::CmpIOp>(
+                  l, arith::CmpIPredicate::eq, winner,
+                  b.create<arith::ConstantIntOp>(l, i * k[1] + j, 64));
+              Value g = b.create<tensor::ExtractOp>(l, dy, c4);
+              Value take = b.create<arith::AndIOp>(l, tap.valid, mine);
+              acc = b.create<arith::AddFOp>(
+                  l, acc, b.create<arith::SelectOp>(l, take, g, scalarConst(b, l, elem, 0.0)));
+            }
+          return acc;
         });
-    r.replaceOp(op, grad.getResult(0));
+    r.replaceOp(op, grad);
     return success();
   }
 };
