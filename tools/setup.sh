@@ -8,7 +8,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 PACKAGES=(cmake ninja-build clang-19 lld-19 llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
           libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev libgtest-dev
-          python3 python3-venv python3-pip binutils)
+          python3 python3-venv python3-pip binutils zlib1g-dev dataset-fashion-mnist)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
