@@ -1,4 +1,5 @@
 //===- ConvToIm2Col.cpp - NCHW conv as im2col + GEMM ----------------------===//
+#include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -39,21 +40,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     Value wf = collapse(conv.getInputs()[1], RankedTensorType::get({f, c}, elem), {{0}, {1, 2, 3}});
     auto accType = RankedTensorType::get({n, f, hw}, elem);
     Value acc = collapse(conv.getOutputs()[0], accType, {{0}, {1}, {2, 3}});
-    MLIRContext *ctx = r.getContext();
-    AffineExpr dn, df, dp, dk;
-    bindDims(ctx, dn, df, dp, dk);
-    SmallVector<AffineMap> maps{AffineMap::get(4, 0, {df, dk}, ctx),
-                                AffineMap::get(4, 0, {dn, dk, dp}, ctx),
-                                AffineMap::get(4, 0, {dn, df, dp}, ctx)};
-    SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
-    iters.push_back(utils::IteratorType::reduction);
-    Value gemm = r.create<linalg::GenericOp>(
-                      loc, accType, ValueRange{wf, x}, acc, maps, iters,
-                      [](OpBuilder &b, Location l, ValueRange v) {
-                        Value m = b.create<arith::MulFOp>(l, v[0], v[1]);
-                        b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::AddFOp>(l, v[2], m)});
-                      })
-                     .getResult(0);
+    Value gemm = dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
     return success();

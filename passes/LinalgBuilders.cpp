@@ -156,4 +156,21 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
                               [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
+Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dn, dm, dp, dk;
+  bindDims(ctx, dn, dm, dp, dk);
+  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {dm, dk}, ctx),
+                              AffineMap::get(4, 0, {dn, dk, dp}, ctx),
+                              AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
+  SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  return b.create<linalg::GenericOp>(
+              loc, init.getType(), ValueRange{w, x}, init, maps, iters,
+              [](OpBuilder &nb, Location l, ValueRange v) {
+                Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
+                nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});
+              })
+      .getResult(0);
+}
 } // namespace dlc

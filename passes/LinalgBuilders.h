@@ -66,6 +66,11 @@ Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
 Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
                int64_t dim);
 
+/// out[n, m, p] = init + sum_k w[m, k] * x[n, k, p]: one matrix against a
+/// batch (1x1 convs, conv input gradients), as the GEMM-shaped generic that
+/// tile-and-vectorize tiles like a matmul.
+Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
+
 /// Patterns for the gradient ops (conv_grad_input, conv_grad_weight,
 /// max_pool_grad), added to dlc-lower-to-linalg.
 void populateGradientLoweringPatterns(RewritePatternSet &patterns,

@@ -35,13 +35,11 @@ Value extractSlice(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> offset
 }
 
 Value insertSlice(OpBuilder &b, Location loc, Value part, Value into,
-                  ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides = {}) {
+                  ArrayRef<int64_t> offsets) {
   auto t = tensorType(part);
-  SmallVector<int64_t> st(strides);
-  if (st.empty())
-    st.assign(t.getRank(), 1);
+  SmallVector<int64_t> strides(t.getRank(), 1);
   return b.create<tensor::InsertSliceOp>(loc, part, into, ValueRange{}, ValueRange{},
-                                         ValueRange{}, offsets, t.getShape(), st);
+                                         ValueRange{}, offsets, t.getShape(), strides);
 }
 
 Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
@@ -106,14 +104,13 @@ WindowTap windowTap(OpBuilder &nb, Location l, ArrayRef<int64_t> tap, ArrayRef<i
 ///   cols[n, (c,i,j), q] = sum_o w[o, (c,i,j)] dy[n, o, q]
 ///   dx[n, c, y, x] = sum_{i,j} cols[n, (c,i,j), ((y+pt-i*dh)/sh, (x+pl-j*dw)/sw)]
 /// over the (i, j) whose division is exact and in range. The GEMM has the
-/// PointwiseConvToGemm form that tile-and-vectorize treats as a matmul; the
+/// weightTimesBatch form that tile-and-vectorize treats as a matmul; the
 /// col2im reads each column entry once. (A transposed convolution over the
 /// dilated, padded gradient does the same sums but multiplies the zeros in
 /// it too: twice the FLOPs and a 5x larger im2col buffer on LeNet.)
 Value convGradInputGroup(OpBuilder &b, Location loc, Value dy, Value w, int64_t h,
                          int64_t wd, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
                          ArrayRef<int64_t> d) {
-  MLIRContext *ctx = b.getContext();
   auto dyT = tensorType(dy), wT = tensorType(w);
   Type elem = dyT.getElementType();
   int64_t n = dyT.getDimSize(0), o = dyT.getDimSize(1), c = wT.getDimSize(1);
@@ -122,21 +119,7 @@ Value convGradInputGroup(OpBuilder &b, Location loc, Value dy, Value w, int64_t 
   Value wt = transpose(b, loc, reshapeStatic(b, loc, w, {o, ckk}), {1, 0});
   Value dy3 = reshapeStatic(b, loc, dy, {n, o, oh * ow});
   auto colsType = RankedTensorType::get({n, ckk, oh * ow}, elem);
-  AffineExpr dn, dm, dp, dk;
-  bindDims(ctx, dn, dm, dp, dk);
-  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {dm, dk}, ctx),
-                              AffineMap::get(4, 0, {dn, dk, dp}, ctx),
-                              AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
-  SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
-  iters.push_back(utils::IteratorType::reduction);
-  Value cols = b.create<linalg::GenericOp>(
-                    loc, colsType, ValueRange{wt, dy3}, filled(b, loc, colsType, 0.0), maps,
-                    iters,
-                    [](OpBuilder &nb, Location l, ValueRange v) {
-                      Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
-                      nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});
-                    })
-                   .getResult(0);
+  Value cols = weightTimesBatch(b, loc, wt, dy3, filled(b, loc, colsType, 0.0));
 
   // All-parallel over dx, the window unrolled in the body: tile-and-vectorize
   // then shares rows among threads (reduction loops would stay serial).
@@ -177,28 +160,44 @@ Value convGradWeightGroup(OpBuilder &b, Location loc, Value x, Value dy, int64_t
   return transpose(b, loc, cut, {1, 0, 2, 3});
 }
 
+/// Channel slice `group` of `v` along `dim`, which has `groups` equal parts.
+Value groupSlice(OpBuilder &b, Location loc, Value v, int64_t dim, int64_t groups,
+                 int64_t group) {
+  SmallVector<int64_t> offsets(4, 0), sizes(tensorType(v).getShape());
+  sizes[dim] /= groups;
+  offsets[dim] = group * sizes[dim];
+  return extractSlice(b, loc, v, offsets, sizes);
+}
+
+/// One result from per-group parts: `part(i)` fills group i's slice of
+/// `outType` along `dim` (the whole result when there is one group).
+Value byGroups(OpBuilder &b, Location loc, RankedTensorType outType, int64_t groups,
+               int64_t dim, function_ref<Value(int64_t)> part) {
+  if (groups == 1)
+    return part(0);
+  Value result =
+      b.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
+  for (int64_t i = 0; i < groups; ++i) {
+    SmallVector<int64_t> offsets(4, 0);
+    offsets[dim] = i * outType.getDimSize(dim) / groups;
+    result = insertSlice(b, loc, part(i), result, offsets);
+  }
+  return result;
+}
+
 struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(dlc::ConvGradInputOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     auto outType = tensorType(op.getResult());
-    auto dyT = tensorType(a.getGradOutput()), wT = tensorType(a.getWeight());
-    int64_t g = op.getGroup(), n = outType.getDimSize(0);
-    int64_t cg = outType.getDimSize(1) / g, og = dyT.getDimSize(1) / g;
-    int64_t h = outType.getDimSize(2), w = outType.getDimSize(3);
-    Value result = g == 1 ? Value() : r.create<tensor::EmptyOp>(loc, outType.getShape(),
-                                                                 outType.getElementType());
-    for (int64_t i = 0; i < g; ++i) {
-      Value dy = extractSlice(r, loc, a.getGradOutput(), {0, i * og, 0, 0},
-                              {n, og, dyT.getDimSize(2), dyT.getDimSize(3)});
-      Value wg = extractSlice(r, loc, a.getWeight(), {i * og, 0, 0, 0},
-                              {og, cg, wT.getDimSize(2), wT.getDimSize(3)});
-      Value part = convGradInputGroup(r, loc, dy, wg, h, w, op.getStrides(), op.getPads(),
-                                      op.getDilations());
-      result = g == 1 ? part : insertSlice(r, loc, part, result, {0, i * cg, 0, 0});
-    }
-    r.replaceOp(op, result);
+    int64_t g = op.getGroup();
+    r.replaceOp(op, byGroups(r, loc, outType, g, /*dim=*/1, [&](int64_t i) {
+                  return convGradInputGroup(
+                      r, loc, groupSlice(r, loc, a.getGradOutput(), 1, g, i),
+                      groupSlice(r, loc, a.getWeight(), 0, g, i), outType.getDimSize(2),
+                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations());
+                }));
     return success();
   }
 };
@@ -209,22 +208,13 @@ struct ConvGradWeightLowering : OpConversionPattern<dlc::ConvGradWeightOp> {
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     auto outType = tensorType(op.getResult());
-    auto xT = tensorType(a.getInput()), dyT = tensorType(a.getGradOutput());
-    int64_t g = op.getGroup(), n = xT.getDimSize(0);
-    int64_t cg = xT.getDimSize(1) / g, og = dyT.getDimSize(1) / g;
-    Value result = g == 1 ? Value() : r.create<tensor::EmptyOp>(loc, outType.getShape(),
-                                                                 outType.getElementType());
-    for (int64_t i = 0; i < g; ++i) {
-      Value x = extractSlice(r, loc, a.getInput(), {0, i * cg, 0, 0},
-                             {n, cg, xT.getDimSize(2), xT.getDimSize(3)});
-      Value dy = extractSlice(r, loc, a.getGradOutput(), {0, i * og, 0, 0},
-                              {n, og, dyT.getDimSize(2), dyT.getDimSize(3)});
-      Value part = convGradWeightGroup(r, loc, x, dy, outType.getDimSize(2),
-                                       outType.getDimSize(3), op.getStrides(), op.getPads(),
-                                       op.getDilations());
-      result = g == 1 ? part : insertSlice(r, loc, part, result, {i * og, 0, 0, 0});
-    }
-    r.replaceOp(op, result);
+    int64_t g = op.getGroup();
+    r.replaceOp(op, byGroups(r, loc, outType, g, /*dim=*/0, [&](int64_t i) {
+                  return convGradWeightGroup(
+                      r, loc, groupSlice(r, loc, a.getInput(), 1, g, i),
+                      groupSlice(r, loc, a.getGradOutput(), 1, g, i), outType.getDimSize(2),
+                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations());
+                }));
     return success();
   }
 };

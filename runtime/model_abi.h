@@ -27,6 +27,7 @@ typedef struct dlc_train_meta {
   int32_t num_labels, num_state;
   const dlc_tensor_desc *labels, *state;
   int32_t lr_dtype; /* the learning rate is a 0-D tensor of this dtype */
+  int64_t num_classes; /* class-index labels lie in [0, num_classes); 0: not class labels */
   void (*entry)(void **args);
 } dlc_train_meta;
 

@@ -436,6 +436,16 @@ DLC_API int dlc_train_step(dlc_model *m, const dlc_tensor *inputs, size_t num_in
     rc = bind_one(m, "labels", &t->labels[i], inputs, num_inputs, &a[ni + np + i]);
   if (rc)
     return rc;
+  /* An out-of-range class would silently drop its sample from the loss. */
+  if (t->num_classes > 0) {
+    const int64_t *cls = a[ni + np];
+    for (int64_t i = 0; i < t->labels[0].bytes / 8; ++i)
+      if (cls[i] < 0 || cls[i] >= t->num_classes)
+        return set_error(m->error, DLC_ERROR_INVALID_ARGUMENT,
+                         "labels[%lld] is %lld, outside the %lld classes [0, %lld)",
+                         (long long)i, (long long)cls[i], (long long)t->num_classes,
+                         (long long)t->num_classes);
+  }
   int cur = m->current, next = 1 - cur, k = ni;
   for (int i = 0; i < np; ++i)
     a[k++] = slot(m, cur, i);
@@ -458,37 +468,36 @@ DLC_API int dlc_train_step(dlc_model *m, const dlc_tensor *inputs, size_t num_in
   return DLC_OK;
 }
 
-static int find_param(dlc_model *m, const char *name, size_t bytes) {
+/* The current value of parameter `name`, which must be `bytes` long. */
+static int param_slot(dlc_model *m, const char *name, size_t bytes, void **out) {
+  int rc = need_train(m);
+  if (rc)
+    return rc;
   for (int i = 0; i < num_params(); ++i)
     if (name && strcmp(dlc_meta.params[i].name, name) == 0) {
       if ((int64_t)bytes != dlc_meta.params[i].bytes)
-        return -set_error(m->error, DLC_ERROR_SHAPE, "parameter '%s' has %lld bytes, not %zu",
-                          name, (long long)dlc_meta.params[i].bytes, bytes);
-      return i;
+        return set_error(m->error, DLC_ERROR_SHAPE, "parameter '%s' has %lld bytes, not %zu",
+                         name, (long long)dlc_meta.params[i].bytes, bytes);
+      *out = slot(m, m->current, i);
+      return DLC_OK;
     }
-  return -set_error(m->error, DLC_ERROR_NAME, "no parameter '%s'", name ? name : "(null)");
+  return set_error(m->error, DLC_ERROR_NAME, "no parameter '%s'", name ? name : "(null)");
 }
 
 DLC_API int dlc_get_parameter(dlc_model *m, const char *name, void *data, size_t bytes) {
-  int rc = need_train(m);
-  if (rc)
-    return rc;
-  int i = find_param(m, name, bytes);
-  if (i < 0)
-    return -i;
-  memcpy(data, slot(m, m->current, i), bytes);
-  return DLC_OK;
+  void *p = NULL;
+  int rc = param_slot(m, name, bytes, &p);
+  if (!rc)
+    memcpy(data, p, bytes);
+  return rc;
 }
 
 DLC_API int dlc_set_parameter(dlc_model *m, const char *name, const void *data, size_t bytes) {
-  int rc = need_train(m);
-  if (rc)
-    return rc;
-  int i = find_param(m, name, bytes);
-  if (i < 0)
-    return -i;
-  memcpy(slot(m, m->current, i), data, bytes);
-  return DLC_OK;
+  void *p = NULL;
+  int rc = param_slot(m, name, bytes, &p);
+  if (!rc)
+    memcpy(p, data, bytes);
+  return rc;
 }
 
 static const char param_magic[8] = {'D', 'L', 'C', 'P', 'A', 'R', 'M', '1'};

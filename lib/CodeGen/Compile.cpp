@@ -92,6 +92,7 @@ std::string cString(const std::string &s) {
 struct TrainSignature {
   std::vector<dlc::TensorSignature> labels, state;
   int32_t lrDtype = 1;
+  int64_t numClasses = 0; ///< softmax-cross-entropy: the logits' dim 1
   int64_t arenaBytes = 0, lowerBound = 0;
 };
 
@@ -135,7 +136,8 @@ std::string metadataSource(const dlc::ImportedModel &model, int64_t arenaBytes,
     src += "void dlc_train_entry(void **args);\n";
     src += "static const dlc_train_meta train = {" + std::to_string(train->labels.size()) + ", " +
            std::to_string(train->state.size()) + ", labels, states, " +
-           std::to_string(train->lrDtype) + ", dlc_train_entry};\n";
+           std::to_string(train->lrDtype) + ", " + std::to_string(train->numClasses) +
+           ", dlc_train_entry};\n";
     trainRef = "&train";
   }
   src += "DLC_HIDDEN const dlc_model_meta dlc_meta = {" + std::to_string(model.inputs.size()) +
@@ -258,6 +260,21 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
   mpm.run(m, mam);
 }
 
+/// Keeps the first diagnostic emitted while it lives ("loc: message"), to
+/// report a failed pass pipeline in one line.
+struct FirstDiagnostic {
+  std::string text;
+  ScopedDiagnosticHandler handler;
+  explicit FirstDiagnostic(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &d) {
+          if (text.empty()) {
+            llvm::raw_string_ostream os(text);
+            os << d.getLocation() << ": " << d.str();
+          }
+          return success();
+        }) {}
+};
+
 /// One module (inference or train step) through the MLIR pipeline and LLVM
 /// to machine code (or LLVM IR for --emit=llvm).
 struct Lowered {
@@ -271,14 +288,8 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
                  const std::string &dir, Lowered &out, std::string &error) {
   MLIRContext *ctx = module.getContext();
   // MLIR pipeline, with the first diagnostic as the error message.
-  std::string diag;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-    if (diag.empty()) {
-      llvm::raw_string_ostream os(diag);
-      os << d.getLocation() << ": " << d.str();
-    }
-    return success();
-  });
+  FirstDiagnostic first(ctx);
+  const std::string &diag = first.text;
   PassManager pm(ctx);
   if (opts.printIrAfterAll) {
     ctx->disableMultithreading();
@@ -391,14 +402,8 @@ bool buildTrainModule(ModuleOp module, const dlc::CompileOptions::Training &t,
                       OwningOpRef<ModuleOp> &out, TrainSignature &sig, std::string &error) {
   MLIRContext *ctx = module.getContext();
   out = module.clone();
-  std::string diag;
-  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
-    if (diag.empty()) {
-      llvm::raw_string_ostream os(diag);
-      os << d.getLocation() << ": " << d.str();
-    }
-    return success();
-  });
+  FirstDiagnostic first(ctx);
+  const std::string &diag = first.text;
   PassManager pm(ctx);
   dlc::AppendLossOptions loss;
   loss.loss = t.loss;
@@ -445,6 +450,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::st
     }
     if (!buildTrainModule(module, opts.train, trainModule, trainSig, error))
       return false;
+    if (opts.train.loss == "softmax-cross-entropy")
+      trainSig.numClasses = model.outputs[0].shape[1];
   }
   // --emit at a level before the library shows the train step when training.
   ModuleOp primary = trainModule ? *trainModule : module;

@@ -43,3 +43,10 @@ with TrainModel(lib) as m:
             print(f"load refused: {e}")
     print("parameters unchanged after refused loads:",
           np.array_equal(before, m.get("fc_b_10")))
+    labels = np.arange(64, dtype=np.int64) % 10
+    labels[5] = 10
+    try:
+        m.stepper({"input": x, "labels": labels})(0.05)
+        print("train step accepted a label outside the classes")
+    except RuntimeError as e:
+        print(f"train step refused: {e}")

@@ -5,7 +5,9 @@ Each case is a small float64 ONNX model whose initializers are the
 parameters. It is compiled with `dlc compile --train --optimizer sgd` and
 driven through the C API: one step at learning rate 1 from p gives
 p - grad (exact to float64 rounding), and the loss the step reports at
-p +- eps*e_i gives (L+ - L-) / 2 eps. Random inputs and parameters, never
+p +- eps*e_i gives (L+ - L-) / 2 eps. Then SGD (momentum, weight decay)
+and Adam libraries take three steps, checked against torch.optim's update
+rules written in numpy on those gradients (relative 1e-9). Random inputs and parameters, never
 zeros; a case passes when every checked coordinate agrees within
 |analytic - numeric| <= atol + rtol * |numeric|.
 
@@ -24,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from dlc_ctypes import TrainModel  # noqa: E402
 
 RTOL, ATOL, EPS = 1e-6, 1e-8, 1e-6
+DLC = "dlc"
 COORDS = 12  # coordinates checked per parameter
 
 
@@ -115,15 +118,15 @@ def labels_for(model, loss, rng):
     return rng.normal(0, 1, dims)
 
 
-def check(model, loss, x_shape, dlc, work):
+def check(model, loss, x_shape, work):
     name = model.graph.name
     path = os.path.join(work, name + ".onnx")
     onnx.save(model, path)
     lib = os.path.join(work, name + ".so")
-    r = subprocess.run([dlc, "compile", path, "--train", "--loss", loss, "--optimizer", "sgd",
-                        "-o", lib], capture_output=True, text=True)
-    if r.returncode != 0:
-        return f"compile failed: {r.stderr.strip()}"
+    try:
+        compile_train(path, lib, loss, "--optimizer", "sgd")
+    except RuntimeError as e:
+        return f"compile failed: {e}"
     rng = np.random.default_rng(7)
     x = rng.normal(0, 1, x_shape)
     labels = labels_for(model, loss, rng)
@@ -155,21 +158,94 @@ def check(model, loss, x_shape, dlc, work):
     return f"ok (worst error {worst:.2f} of tolerance)"
 
 
+def compile_train(path, lib, loss, *flags):
+    r = subprocess.run([DLC, "compile", path, "--train", "--loss", loss, *flags, "-o", lib],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+
+
+def check_optimizer(model, loss, x_shape, work, name, flags, update):
+    """Three steps of the optimizer library against `update(p, g, state, t)`
+    in numpy float64, the gradients g taken from a plain lr-1 SGD library at
+    the same parameters."""
+    path = os.path.join(work, model.graph.name + ".onnx")
+    onnx.save(model, path)
+    plain, opt = os.path.join(work, "plain.so"), os.path.join(work, name + ".so")
+    compile_train(path, plain, loss, "--optimizer", "sgd")
+    compile_train(path, opt, loss, *flags)
+    rng = np.random.default_rng(11)
+    x = rng.normal(0, 1, x_shape)
+    labels = labels_for(model, loss, rng)
+    lr, worst = 0.1, 0.0
+    with TrainModel(plain) as g_lib, TrainModel(opt) as o_lib:
+        g_step = g_lib.stepper({"x": x, "labels": labels})
+        o_step = o_lib.stepper({"x": x, "labels": labels})
+        state = {}
+        for t in range(1, 4):
+            p = {n: o_lib.get(n) for n in o_lib.params}
+            for n in p:
+                g_lib.set(n, p[n])
+            g_step(1.0)
+            for n in p:
+                update(p[n], p[n] - g_lib.get(n), state.setdefault(n, {}), t, lr)
+            o_step(lr)
+            for n in p:
+                err = np.abs(o_lib.get(n) - state[n]["expect"]).max()
+                if err > 1e-12 + 1e-9 * np.abs(state[n]["expect"]).max():
+                    return f"step {t}, {n}: off by {err:.3g}"
+                worst = max(worst, err)
+    return f"ok (max abs error {worst:.2g})"
+
+
+def sgd_update(momentum, wd):
+    def update(p, g, s, t, lr):
+        g = g + wd * p
+        s["v"] = momentum * s.get("v", 0.0) + g
+        s["expect"] = p - lr * s["v"]
+        return s["expect"]
+    return update
+
+
+def adam_update(wd, b1=0.9, b2=0.999, eps=1e-8):
+    def update(p, g, s, t, lr):
+        g = g + wd * p
+        s["m"] = b1 * s.get("m", 0.0) + (1 - b1) * g
+        s["v"] = b2 * s.get("v", 0.0) + (1 - b2) * g * g
+        s["expect"] = p - lr * (s["m"] / (1 - b1 ** t)) / (np.sqrt(s["v"] / (1 - b2 ** t)) + eps)
+        return s["expect"]
+    return update
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dlc", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--filter", default="")
     args = ap.parse_args()
+    global DLC
+    DLC = args.dlc
     os.makedirs(args.work, exist_ok=True)
     failed = 0
     for model, loss, x_shape in cases():
         if args.filter not in model.graph.name:
             continue
-        result = check(model, loss, x_shape, args.dlc, args.work)
+        result = check(model, loss, x_shape, args.work)
         ok = result.startswith("ok")
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {model.graph.name}: {result}")
+    # The optimizers' updates, on the first case's model and gradients.
+    model, loss, x_shape = cases()[0]
+    for name, flags, update in [
+            ("sgd_momentum_wd", ["--optimizer", "sgd", "--momentum", "0.9", "--weight-decay", "0.01"],
+             sgd_update(0.9, 0.01)),
+            ("adam_wd", ["--optimizer", "adam", "--weight-decay", "0.01"], adam_update(0.01))]:
+        if args.filter not in name:
+            continue
+        result = check_optimizer(model, loss, x_shape, args.work, name, flags, update)
+        ok = result.startswith("ok")
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {result}")
     print(f"{failed} failed")
     return 1 if failed else 0
 

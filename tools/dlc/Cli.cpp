@@ -1,6 +1,10 @@
 //===- Cli.cpp - what the dlc subcommands share ---------------------------===//
 #include "tools/dlc/Cli.h"
 
+#include "dlc/Registration.h"
+
+#include "mlir/IR/MLIRContext.h"
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -33,4 +37,18 @@ bool parseNumber(const std::string &s, double &out) {
   return !s.empty() && end && *end == 0;
 }
 
+bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,
+                     const dlc::CompileOptions &opts, std::string &error) {
+  mlir::DialectRegistry registry;
+  dlc::registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  dlc::ImportedModel imported;
+  if (!dlc::importOnnxFile(ctx, model, importOpts, imported, error))
+    return false;
+  if (dlc::compileModel(imported, opts, error))
+    return true;
+  error = model + ": " + error;
+  return false;
+}
 } // namespace dlc::cli

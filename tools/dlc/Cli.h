@@ -2,6 +2,8 @@
 #ifndef DLC_TOOLS_CLI_H
 #define DLC_TOOLS_CLI_H
 
+#include "dlc/Compile.h"
+#include "dlc/Import.h"
 #include "dlc/runtime.h"
 
 #include <nlohmann/json.hpp>
@@ -17,6 +19,10 @@ int fail(const std::string &msg);
 bool optionValue(int argc, char **argv, int &i, const char *flag, std::string &out);
 /// A whole string as a number.
 bool parseNumber(const std::string &s, double &out);
+/// Imports and compiles `model` in a fresh MLIR context; false with a
+/// one-line `error` (naming the model) on failure.
+bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,
+                     const dlc::CompileOptions &opts, std::string &error);
 
 /// A compiled model library opened with dlopen.
 struct Library {

@@ -11,11 +11,9 @@
 #include "dlc/Compile.h"
 #include "dlc/DType.h"
 #include "dlc/Import.h"
-#include "dlc/Registration.h"
 #include "tools/dlc/Cli.h"
 #include "tools/dlc/Idx.h"
 
-#include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <onnx/onnx_pb.h>
@@ -92,16 +90,8 @@ bool compileForTraining(const std::string &model, const std::string &lib,
   opts.output = lib;
   opts.train = train;
   opts.train.enabled = true;
-  if (!dlc::resolveTarget("native", opts.target, error))
-    return false;
-  mlir::DialectRegistry registry;
-  dlc::registerDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  dlc::ImportedModel imported;
-  if (!dlc::importOnnxFile(ctx, model, importOpts, imported, error))
-    return false;
-  return dlc::compileModel(imported, opts, error);
+  return dlc::resolveTarget("native", opts.target, error) &&
+         compileOnnxFile(model, importOpts, opts, error);
 }
 
 /// The loss/accuracy curve as an SVG line chart: training loss (left axis)
@@ -269,7 +259,7 @@ int dlc::trainCommand(int argc, char **argv) {
             train.loss.c_str(), train.optimizer.c_str());
     if (!compileForTraining(model, lib, train, batch, error)) {
       fs::remove_all(tmpDir.str().str());
-      return fail(model + ": " + error);
+      return fail(error);
     }
   }
   Library L;

@@ -1,15 +1,12 @@
 //===- dlc.cpp - the dlc command line: compile, run, inspect --------------===//
 #include "dlc/Compile.h"
 #include "dlc/Import.h"
-#include "dlc/Registration.h"
 #include "dlc/runtime.h"
 #include "tools/dlc/Cli.h"
 #include "tools/dlc/Npy.h"
 #include "tools/dlc/Train.h"
 
-#include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/APFloat.h"
-#include "mlir/IR/MLIRContext.h"
 
 #include <nlohmann/json.hpp>
 
@@ -130,17 +127,7 @@ int compileCommand(int argc, char **argv) {
   if (!dlc::resolveTarget(target, opts.target, error))
     return fail(error);
   importOpts.trainable = opts.train.enabled;
-
-  mlir::DialectRegistry registry;
-  dlc::registerDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  dlc::ImportedModel imported;
-  if (!dlc::importOnnxFile(ctx, model, importOpts, imported, error))
-    return fail(error);
-  if (!dlc::compileModel(imported, opts, error))
-    return fail(model + ": " + error);
-  return 0;
+  return compileOnnxFile(model, importOpts, opts, error) ? 0 : fail(error);
 }
 
 std::string sanitize(const std::string &name) {
