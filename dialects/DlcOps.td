@@ -294,6 +294,22 @@ def Dlc_MaxPoolGradOp : Dlc_Op<"max_pool_grad", [AllTypesMatch<["input", "grad_i
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+def Dlc_AveragePoolGradOp : Dlc_Op<"average_pool_grad", []> {
+  let summary = "d(loss)/d(average_pool input): each window's gradient shared by its cells";
+  let description = [{
+    The forward average_pool's attributes; every input cell receives, from
+    each window that covers it, that window's gradient divided by the
+    window's divisor (as the forward counts it). The result has the pool
+    input's shape.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$grad_output,
+                       DenseI64ArrayAttr:$kernel_shape, DenseI64ArrayAttr:$strides,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Dlc_FloatTensor:$grad_input);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Dlc_GlobalAveragePoolOp : Dlc_Op<"global_average_pool", [InferTypeOpAdaptor]> {
   let summary = "mean over all spatial dims, keeping them as size 1";
   let arguments = (ins Dlc_FloatTensor:$input);

@@ -73,6 +73,10 @@ FailureOr<SmallVector<Value>> gradients(Operation *op, Value dy, Needed needed) 
     dx[0] = g.mul(dy, y);
   } else if (isa<LogOp>(op)) {
     dx[0] = g.div(dy, x(0));
+  } else if (isa<SqrtOp>(op)) {
+    dx[0] = g.div(g.scale(dy, 0.5), y);
+  } else if (isa<ReciprocalOp>(op)) { // d(1/x) = -y^2
+    dx[0] = g.neg(g.mul(dy, g.mul(y, y)));
   } else if (auto clip = dyn_cast<ClipOp>(op)) {
     // As torch.clamp: the gradient passes where min <= x <= max.
     Type e = DlcBuilder::elem(x(0));
@@ -90,17 +94,30 @@ FailureOr<SmallVector<Value>> gradients(Operation *op, Value dy, Needed needed) 
     if (op->getNumOperands() > 2 && needed(2))
       dx[2] = g.scale(g.sumTo(dy, shapeOf(x(2))), gemm.getBeta().convertToDouble());
   } else if (isa<MatMulOp>(op)) {
-    // Plain 2-D operands, or a batched lhs against a 2-D rhs (as Linear).
     auto a = shapeOf(x(0)), w = shapeOf(x(1));
-    if (a.size() < 2 || w.size() != 2)
-      return op->emitError("no gradient for matmul of ranks ")
-             << a.size() << " and " << w.size() << " (2-D rhs only)";
-    int64_t k = a.back(), m = DlcBuilder::type(x(0)).getNumElements() / k, n = w.back();
-    Value a2 = g.reshape(x(0), {m, k}), dy2 = g.reshape(dy, {m, n});
-    if (needed(0))
-      dx[0] = g.reshape(g.gemm(dy2, x(1), false, true), a);
-    if (needed(1))
-      dx[1] = g.gemm(a2, dy2, true, false);
+    if (a.size() < 2 || w.size() < 2)
+      return op->emitError("no gradient for matmul with a 1-D operand");
+    if (w.size() == 2) {
+      // A (batched) lhs against a 2-D rhs, as Linear: two plain GEMMs.
+      int64_t k = a.back(), m = DlcBuilder::type(x(0)).getNumElements() / k, n = w.back();
+      Value a2 = g.reshape(x(0), {m, k}), dy2 = g.reshape(dy, {m, n});
+      if (needed(0))
+        dx[0] = g.reshape(g.gemm(dy2, x(1), false, true), a);
+      if (needed(1))
+        dx[1] = g.gemm(a2, dy2, true, false);
+    } else {
+      // Batched: dA = dY B^T, dB = A^T dY, each summed over the batch dims
+      // its operand was broadcast along.
+      auto swapLast = [&](Value v) {
+        auto perm = llvm::to_vector(llvm::seq<int64_t>(0, shapeOf(v).size()));
+        std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+        return g.transpose(v, perm);
+      };
+      if (needed(0))
+        dx[0] = g.sumTo(g.op<MatMulOp>({dy, swapLast(x(1))}), a);
+      if (needed(1))
+        dx[1] = g.sumTo(g.op<MatMulOp>({swapLast(x(0)), dy}), w);
+    }
   } else if (auto conv = dyn_cast<ConvOp>(op)) {
     SmallVector<NamedAttribute> attrs{
         b.getNamedAttr("strides", conv.getStridesAttr()),
@@ -120,6 +137,15 @@ FailureOr<SmallVector<Value>> gradients(Operation *op, Value dy, Needed needed) 
         b.getNamedAttr("pads", pool.getPadsAttr()),
         b.getNamedAttr("dilations", pool.getDilationsAttr())};
     dx[0] = b.create<MaxPoolGradOp>(op->getLoc(), x(0).getType(), ValueRange{x(0), dy}, attrs);
+  } else if (auto pool = dyn_cast<AveragePoolOp>(op)) {
+    dx[0] = b.create<AveragePoolGradOp>(
+        op->getLoc(), x(0).getType(), dy,
+        ArrayRef<NamedAttribute>{
+            b.getNamedAttr("kernel_shape", pool.getKernelShapeAttr()),
+            b.getNamedAttr("strides", pool.getStridesAttr()),
+            b.getNamedAttr("pads", pool.getPadsAttr()),
+            b.getNamedAttr("dilations", pool.getDilationsAttr()),
+            b.getNamedAttr("count_include_pad", pool.getCountIncludePadAttr())});
   } else if (isa<GlobalAveragePoolOp>(op)) {
     auto s = shapeOf(x(0));
     dx[0] = g.scale(g.expand(dy, s), 1.0 / (double)(s[2] * s[3]));

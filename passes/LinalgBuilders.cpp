@@ -173,4 +173,33 @@ Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init)
               })
       .getResult(0);
 }
+Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
+                          ArrayRef<int64_t> inShape, ArrayRef<int64_t> k,
+                          ArrayRef<int64_t> s, ArrayRef<int64_t> p, ArrayRef<int64_t> d,
+                          bool countIncludePad) {
+  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  SmallVector<double> inv;
+  for (int64_t y = 0; y < oh; ++y)
+    for (int64_t x = 0; x < ow; ++x) {
+      int64_t count = 1;
+      for (int i = 0; i < 2; ++i) {
+        int64_t pos = i == 0 ? y : x, n = 0;
+        int64_t lo = countIncludePad ? -p[i] : 0;
+        int64_t hi = inShape[2 + i] + (countIncludePad ? p[2 + i] : 0);
+        for (int64_t j = 0; j < k[i]; ++j) {
+          int64_t c = pos * s[i] - p[i] + j * d[i];
+          n += c >= lo && c < hi;
+        }
+        count *= n;
+      }
+      inv.push_back(count ? 1.0 / count : 0.0);
+    }
+  Type elem = outType.getElementType();
+  auto tableType = RankedTensorType::get({oh, ow}, elem);
+  SmallVector<Attribute> values;
+  for (double v : inv)
+    values.push_back(b.getFloatAttr(elem, v));
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(tableType, values));
+}
+
 } // namespace dlc

@@ -71,8 +71,16 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
 /// tile-and-vectorize tiles like a matmul.
 Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
 
+/// 1 / divisor of each average-pool output position [OH, OW] (of `outType`'s
+/// element type), counted at compile time: window cells inside the input, or
+/// inside input + explicit pads with count_include_pad (never the extra
+/// ceil_mode cells).
+Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
+                          ArrayRef<int64_t> inShape, ArrayRef<int64_t> k, ArrayRef<int64_t> s,
+                          ArrayRef<int64_t> p, ArrayRef<int64_t> d, bool countIncludePad);
+
 /// Patterns for the gradient ops (conv_grad_input, conv_grad_weight,
-/// max_pool_grad), added to dlc-lower-to-linalg.
+/// max_pool_grad, average_pool_grad), added to dlc-lower-to-linalg.
 void populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                       TypeConverter &converter);
 } // namespace dlc

@@ -12,6 +12,8 @@
 // max_pool_grad routes each window's gradient to its first maximum: an
 // argmax pass over windows, then a pass over input positions that gathers
 // from the (at most ceil(k/s)^2) windows containing each position.
+// average_pool_grad gathers the same way, each window's gradient divided by
+// its divisor.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/DlcDialect.h"
@@ -287,10 +289,50 @@ struct MaxPoolGradLowering : OpConversionPattern<dlc::MaxPoolGradOp> {
     return success();
   }
 };
+
+/// dx[n, c, y, x] = sum over the windows covering (y, x) of
+/// dy[n, c, window] / divisor[window]: all-parallel, the window unrolled.
+struct AveragePoolGradLowering : OpConversionPattern<dlc::AveragePoolGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(dlc::AveragePoolGradOp op, OpAdaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto inType = tensorType(op.getResult()), dyType = tensorType(a.getGradOutput());
+    Type elem = inType.getElementType();
+    ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(), p = op.getPads(),
+                      d = op.getDilations();
+    int64_t oh = dyType.getDimSize(2), ow = dyType.getDimSize(3);
+    Value inverse = poolInverseDivisors(r, loc, dyType, inType.getShape(), k, s, p, d,
+                                        op.getCountIncludePad());
+    Value dy = a.getGradOutput();
+    r.replaceOp(op, buildParallelGeneric(
+                        r, loc, inType, ValueRange{}, {},
+                        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                          auto idx = [&](int64_t dim) -> Value {
+                            return b.create<linalg::IndexOp>(l, dim);
+                          };
+                          Value zero = scalarConst(b, l, elem, 0.0), acc = zero;
+                          for (int64_t i = 0; i < k[0]; ++i)
+                            for (int64_t j = 0; j < k[1]; ++j) {
+                              WindowTap tap = windowTap(b, l, {i, j}, s, p, d, {oh, ow});
+                              Value g = b.create<tensor::ExtractOp>(
+                                  l, dy, ValueRange{idx(0), idx(1), tap.pos[0], tap.pos[1]});
+                              Value w = b.create<tensor::ExtractOp>(
+                                  l, inverse, ValueRange{tap.pos[0], tap.pos[1]});
+                              Value share = b.create<arith::MulFOp>(l, g, w);
+                              acc = b.create<arith::AddFOp>(
+                                  l, acc, b.create<arith::SelectOp>(l, tap.valid, share, zero));
+                            }
+                          return acc;
+                        }));
+    return success();
+  }
+};
 } // namespace
 
 void dlc::populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                            TypeConverter &converter) {
-  patterns.add<ConvGradInputLowering, ConvGradWeightLowering, MaxPoolGradLowering>(
+  patterns.add<ConvGradInputLowering, ConvGradWeightLowering, MaxPoolGradLowering,
+               AveragePoolGradLowering>(
       converter, patterns.getContext());
 }

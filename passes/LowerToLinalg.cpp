@@ -737,34 +737,12 @@ struct PoolLowering : DlcPattern<OpTy> {
     return success();
   }
 
-  /// The divisor of every output position, counted at compile time: window
-  /// cells inside the input, or inside input + explicit pads with
-  /// count_include_pad (never the extra ceil_mode cells).
   static Value divideByCount(OpBuilder &b, Location loc, dlc::AveragePoolOp op,
                              Value sum, RankedTensorType inType,
                              RankedTensorType outType) {
-    ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(),
-                      p = op.getPads(), d = op.getDilations();
-    int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
-    SmallVector<float> inv;
-    for (int64_t y = 0; y < oh; ++y)
-      for (int64_t x = 0; x < ow; ++x) {
-        int64_t count = 1;
-        for (int i = 0; i < 2; ++i) {
-          int64_t pos = i == 0 ? y : x, n = 0;
-          int64_t lo = op.getCountIncludePad() ? -p[i] : 0;
-          int64_t hi = inType.getDimSize(2 + i) + (op.getCountIncludePad() ? p[2 + i] : 0);
-          for (int64_t j = 0; j < k[i]; ++j) {
-            int64_t c = pos * s[i] - p[i] + j * d[i];
-            n += c >= lo && c < hi;
-          }
-          count *= n;
-        }
-        inv.push_back(count ? 1.0f / count : 0.0f);
-      }
-    auto tableType = RankedTensorType::get({oh, ow}, b.getF32Type());
-    Value table = b.create<arith::ConstantOp>(
-        loc, DenseElementsAttr::get(tableType, ArrayRef<float>(inv)));
+    Value table = poolInverseDivisors(b, loc, outType, inType.getShape(), op.getKernelShape(),
+                                      op.getStrides(), op.getPads(), op.getDilations(),
+                                      op.getCountIncludePad());
     AffineMap id = b.getMultiDimIdentityMap(4);
     AffineMap hw = AffineMap::get(4, 0, {b.getAffineDimExpr(2), b.getAffineDimExpr(3)},
                                   b.getContext());

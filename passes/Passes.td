@@ -55,6 +55,8 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     innermost dim. NCHW depthwise/grouped convs and pools (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost
     loop, for LLVM's loop vectorizer, and a forall over channel blocks.
+    A generic that gathers (tensor.extract) from a strided view first gets
+    a contiguous copy of it: the vectorized gather's offsets assume one.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
@@ -68,7 +70,8 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
                            "mlir::affine::AffineDialect",
-                           "mlir::tensor::TensorDialect"];
+                           "mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncOp"> {

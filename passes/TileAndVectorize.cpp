@@ -2,6 +2,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +25,57 @@ using namespace mlir;
 namespace {
 /// Marks a register tile with the vector sizes it is vectorized with.
 constexpr llvm::StringLiteral kVectorSizes = "dlc.vector_sizes";
+
+/// Whether `v`'s buffer will be one contiguous row-major block: views
+/// (reshapes, slices) keep their source's layout, and a slice is contiguous
+/// only when it cuts nothing but leading dims.
+bool contiguous(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto e = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
+    return contiguous(e.getSrc());
+  if (auto c = dyn_cast_or_null<tensor::CollapseShapeOp>(def))
+    return contiguous(c.getSrc());
+  if (auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def)) {
+    if (!slice.hasUnitStride() || !slice.getSourceType().hasStaticShape())
+      return false;
+    ArrayRef<int64_t> from = slice.getSourceType().getShape();
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    unsigned i = 0;
+    while (i < sizes.size() && sizes[i] == 1)
+      ++i;
+    for (unsigned j = i + 1; j < sizes.size(); ++j)
+      if (sizes[j] != from[j])
+        return false;
+    return contiguous(slice.getSource());
+  }
+  return true;
+}
+
+/// The vectorizer turns a body's tensor.extract into a vector.gather with
+/// offsets linearized for a row-major source; on a strided view (a slice of
+/// a wider tensor, reshaped) those offsets land in the wrong rows. Such a
+/// source is first copied into a buffer of its own.
+void copyStridedGatherSources(func::FuncOp func) {
+  SmallVector<std::pair<linalg::GenericOp, Value>> work;
+  func.walk([&](linalg::GenericOp op) {
+    llvm::SetVector<Value> strided;
+    op->walk([&](tensor::ExtractOp e) {
+      if (!op->isAncestor(e.getTensor().getParentBlock()->getParentOp()) &&
+          !contiguous(e.getTensor()))
+        strided.insert(e.getTensor());
+    });
+    for (Value v : strided)
+      work.push_back({op, v});
+  });
+  for (auto [op, v] : work) {
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(v.getType());
+    Value copy = b.create<bufferization::AllocTensorOp>(op.getLoc(), type, ValueRange{}, v);
+    v.replaceUsesWithIf(copy, [&](OpOperand &use) {
+      return isa<tensor::ExtractOp>(use.getOwner()) && op->isAncestor(use.getOwner());
+    });
+  }
+}
 
 /// Tiles `op` by `sizes` (0 = untiled) and returns the tiled op, or null;
 /// `loops` gets one scf.for per tiled dim, in dim order.
@@ -93,6 +145,7 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    copyStridedGatherSources(func);
     SmallVector<linalg::LinalgOp> roots;
     func.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics())

@@ -50,3 +50,42 @@ func.func @relu(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   } -> tensor<4x64xf32>
   return %0 : tensor<4x64xf32>
 }
+
+// -----
+
+// A gather (tensor.extract in the body) from a column slice of a wider
+// tensor: the vectorized gather's offsets assume a row-major source, so the
+// strided view is copied into a buffer of its own first. A slice of leading
+// rows is contiguous and read in place.
+// CHECK-LABEL: func.func @gather_from_strided_slice
+// CHECK-SAME: (%[[WIDE:[^:]*]]: tensor<2x135xf32>
+// CHECK: %[[COLS:.*]] = tensor.extract_slice %[[WIDE]][0, 45] [2, 90] [1, 1]
+// CHECK: %[[OWN:.*]] = bufferization.alloc_tensor() copy(%[[COLS]])
+// CHECK: vector.gather %[[OWN]]
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[WIDE]][1, 0] [1, 135] [1, 1]
+// CHECK-NOT: bufferization.alloc_tensor
+// CHECK: vector.gather %[[ROW]]
+func.func @gather_from_strided_slice(%wide: tensor<2x135xf32>, %out: tensor<2x90xf32>) -> (tensor<2x90xf32>, tensor<1x90xf32>) {
+  %cols = tensor.extract_slice %wide[0, 45] [2, 90] [1, 1] : tensor<2x135xf32> to tensor<2x90xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%out : tensor<2x90xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %c89 = arith.constant 89 : index
+    %r = arith.subi %c89, %j : index
+    %v = tensor.extract %cols[%i, %r] : tensor<2x90xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x90xf32>
+  %row = tensor.extract_slice %wide[1, 0] [1, 135] [1, 1] : tensor<2x135xf32> to tensor<1x135xf32>
+  %e = tensor.empty() : tensor<1x90xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<1x90xf32>) {
+  ^bb0(%o: f32):
+    %j = linalg.index 1 : index
+    %c134 = arith.constant 134 : index
+    %r = arith.subi %c134, %j : index
+    %c0 = arith.constant 0 : index
+    %v = tensor.extract %row[%c0, %r] : tensor<1x135xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x90xf32>
+  return %0, %1 : tensor<2x90xf32>, tensor<1x90xf32>
+}

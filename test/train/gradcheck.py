@@ -28,6 +28,7 @@ from dlc_ctypes import TrainModel  # noqa: E402
 RTOL, ATOL, EPS = 1e-6, 1e-8, 1e-6
 DLC = "dlc"
 COORDS = 12  # coordinates checked per parameter
+THREADS = 0  # all cores
 
 
 class Case:
@@ -107,6 +108,18 @@ def cases():
     y = c.node("Add", [c.node("Mul", [g, r]), c.node("ReduceSum", [h, c.const([2, 3])], keepdims=0)])
     y = c.node("Gemm", [y, c.param((4, 3))], transB=1)
     out.append((c.model([2, 2, 4, 4], y, [2, 4]), "softmax-cross-entropy", (2, 2, 4, 4)))
+
+    c = Case("avgpool_batched_matmul", 8)  # AveragePool (pads, ceil), batched MatMul, Sqrt
+    h = c.node("Conv", ["x", c.param((3, 2, 2, 2))])  # [2,3,6,5]
+    a1 = c.node("AveragePool", [h], kernel_shape=[3, 2], strides=[2, 1], pads=[1, 0, 1, 1])
+    a2 = c.node("AveragePool", [h], kernel_shape=[3, 3], strides=[2, 2], pads=[0, 1, 0, 0],
+                ceil_mode=1, count_include_pad=1)  # [2,3,3,3]
+    m1 = c.node("MatMul", [c.node("Reshape", [a1, c.const([2, 9, 5])]), c.param((2, 5, 4))])
+    m2 = c.node("MatMul", [c.param((4, 9)), m1])  # 2-D lhs broadcast over the batch
+    sq = c.node("Sqrt", [c.node("Add", [c.node("Mul", [m2, m2]), c.const(0.5, np.float64)])])
+    y = c.node("Concat", [c.node("Reshape", [sq, c.const([2, 16])]),
+                          c.node("Reshape", [a2, c.const([2, 27])])], axis=1)
+    out.append((c.model([2, 2, 7, 6], y, [2, 43]), "mse", (2, 2, 7, 6)))
     return out
 
 
@@ -131,7 +144,7 @@ def check(model, loss, x_shape, work):
     x = rng.normal(0, 1, x_shape)
     labels = labels_for(model, loss, rng)
     worst = 0.0
-    with TrainModel(lib) as m:
+    with TrainModel(lib, THREADS) as m:
         step = m.stepper({"x": x, "labels": labels})
         p0 = {n: m.get(n) for n in m.params}
         step(1.0)  # p - grad
