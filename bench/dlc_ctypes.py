@@ -61,9 +61,9 @@ class Model:
 
     def runner(self, inputs, outputs):
         """A no-argument callable doing one dlc_run from `inputs` into
-        `outputs` (dicts of name -> float32 array, kept alive by the caller)."""
-        ins = (Tensor * len(inputs))(*[tensor(n, a) for n, a in inputs.items()])
-        outs = (Tensor * len(outputs))(*[tensor(n, a) for n, a in outputs.items()])
+        `outputs` (dicts of name -> array, kept alive by the caller)."""
+        ins = (Tensor * len(inputs))(*[any_tensor(n, a) for n, a in inputs.items()])
+        outs = (Tensor * len(outputs))(*[any_tensor(n, a) for n, a in outputs.items()])
 
         def call():
             if self.lib.dlc_run(self.handle, ins, len(inputs), outs, len(outputs)) != 0:
@@ -111,6 +111,8 @@ class TrainModel(Model):
         self.signature = json.loads(lib.dlc_signature_json().decode())
         self.params = {p["name"]: (np.dtype(p["dtype"]), tuple(p["shape"]))
                        for p in self.signature["parameters"]}
+        # Gradient-trained; the others are BatchNormalization running statistics.
+        self.trainable = [p["name"] for p in self.signature["parameters"] if p["trainable"]]
 
     def _check(self, rc):
         if rc != 0:

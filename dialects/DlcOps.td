@@ -319,11 +319,42 @@ def Dlc_GlobalAveragePoolOp : Dlc_Op<"global_average_pool", [InferTypeOpAdaptor]
 
 def Dlc_BatchNormOp : Dlc_Op<"batch_norm", [InferTypeOpAdaptor]> {
   let summary = "inference-mode BatchNormalization over channel dim 1";
+  let description = [{
+    `momentum` (training builds only) is ONNX's: dlc-training-mode rewrites
+    the op to normalize with batch statistics and updates the running ones
+    as running * momentum + batch * (1 - momentum).
+  }];
   let arguments = (ins Dlc_FloatTensor:$input, Dlc_FloatTensor:$scale,
                        Dlc_FloatTensor:$bias, Dlc_FloatTensor:$mean,
-                       Dlc_FloatTensor:$variance, F32Attr:$epsilon);
+                       Dlc_FloatTensor:$variance, F32Attr:$epsilon,
+                       OptionalAttr<F32Attr>:$momentum);
   let results = (outs Dlc_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+def Dlc_DropoutOp : Dlc_Op<"dropout", [SameOperandsAndResultType]> {
+  let summary = "ONNX Dropout of a training build: the identity at inference";
+  let description = [{
+    dlc-training-mode turns it, in the train step, into x * mask / (1 - ratio)
+    with a fresh mask per step (see dropout_mask); `seed` tells the mask
+    streams of different Dropout nodes apart.
+  }];
+  let arguments = (ins Dlc_FloatTensor:$input, F32Attr:$ratio, I64Attr:$seed);
+  let results = (outs Dlc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Dlc_DropoutMaskOp : Dlc_Op<"dropout_mask", []> {
+  let summary = "0 or 1 / (1 - ratio) per element, from a counter-based hash";
+  let description = [{
+    Element i keeps (1 / (1 - ratio)) when the top 24 bits of
+    hash(seed, step, i) are at least ratio * 2^24, else 0. `step` (a 0-D
+    int64, the train step's counter) makes every step draw a new mask; the
+    same (seed, step) always gives the same mask, so runs are reproducible.
+  }];
+  let arguments = (ins RankedTensorOf<[I64]>:$step, F32Attr:$ratio, I64Attr:$seed);
+  let results = (outs Dlc_FloatTensor:$mask);
+  let assemblyFormat = "$step attr-dict `:` type($step) `->` type($mask)";
 }
 
 def Dlc_SoftmaxOp : Dlc_Op<"softmax", [SameOperandsAndResultType]> {

@@ -1,9 +1,11 @@
 //===- ApplyOptimizer.cpp - gradients become parameter updates ------------===//
 //
-// Input: main returning (loss, d loss/d p for each "parameter" argument, in
-// order), as dlc-autodiff leaves it. Output: main taking also a 0-D
+// Input: main returning (loss, new values of the "buffer" and "state"
+// arguments (dlc-training-mode's), d loss/d p for each "parameter" argument,
+// in order), as dlc-autodiff leaves it. Output: main taking also a 0-D
 // `learning_rate` and the optimizer's state, and returning
-// (loss, updated parameters..., updated state...). Same arithmetic as
+// (loss, updated parameters and buffers in argument order..., updated
+// state...). Same arithmetic as
 // PyTorch's torch.optim, so that a run from the same weights and data
 // follows the same trajectory:
 //   sgd:  g += wd * p;  v = momentum * v + g (v starts at 0, so v1 = g1);
@@ -35,25 +37,49 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     func::FuncOp func = getOperation();
     if (func.getName() != "main")
       return;
-    SmallVector<BlockArgument> params;
-    for (BlockArgument arg : func.getArguments())
-      if (role(func, arg.getArgNumber()) == "parameter")
+    // Buffers and state that dlc-training-mode already updates (their new
+    // values follow the loss), then the gradients of the parameters.
+    SmallVector<BlockArgument> params, carried;
+    for (BlockArgument arg : func.getArguments()) {
+      StringRef r = role(func, arg.getArgNumber());
+      if (r == "parameter")
         params.push_back(arg);
+      else if (r == "buffer" || r == "state")
+        carried.push_back(arg);
+    }
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    if (ret.getNumOperands() != params.size() + 1) {
-      func.emitError("dlc-apply-optimizer: expected the loss and one gradient per parameter");
+    if (ret.getNumOperands() != 1 + carried.size() + params.size()) {
+      func.emitError("dlc-apply-optimizer: expected the loss, the new value of each "
+                     "buffer/state argument and one gradient per parameter");
       return signalPassFailure();
     }
+    DenseMap<Value, Value> carriedUpdate;
+    for (auto [i, arg] : llvm::enumerate(carried))
+      carriedUpdate[arg] = ret.getOperand(1 + i);
+    unsigned firstGrad = 1 + carried.size();
     if (optimizer != "sgd" && optimizer != "adam") {
       func.emitError("dlc-apply-optimizer: unknown optimizer '") << optimizer << "' (sgd or adam)";
       return signalPassFailure();
     }
     Type elem = params.empty() ? Float32Type::get(&getContext()) : DlcBuilder::elem(params[0]);
-    Value lr = addArg(func, RankedTensorType::get({}, elem), "learning_rate", "learning_rate");
+    // The runtime passes the rate before all state (dlc-training-mode's too).
+    unsigned lrIndex = func.getNumArguments();
+    for (BlockArgument arg : carried)
+      if (role(func, arg.getArgNumber()) == "state") {
+        lrIndex = arg.getArgNumber();
+        break;
+      }
+    Value lr = addArg(func, RankedTensorType::get({}, elem), "learning_rate", "learning_rate",
+                      lrIndex);
 
     OpBuilder b(ret);
     DlcBuilder g{b, NameLoc::get(b.getStringAttr(optimizer.getValue()))};
+    // Parameters and buffers keep their argument order; so does carried state.
     SmallVector<Value> newParams, newState;
+    for (BlockArgument arg : carried)
+      if (role(func, arg.getArgNumber()) == "state")
+        newState.push_back(carriedUpdate[arg]);
+    DenseMap<Value, Value> updated;
     Value step, bias1, bias2;
     if (optimizer == "adam") {
       Value t = addArg(func, RankedTensorType::get({}, elem), "adam.step", "state");
@@ -64,7 +90,7 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
       bias2 = g.sub(g.scalar(elem, 1.0), g.op<PowOp>({g.scalar(elem, beta2), step}));
     }
     for (auto [i, p] : llvm::enumerate(params)) {
-      Value grad = ret.getOperand(i + 1);
+      Value grad = ret.getOperand(firstGrad + i);
       auto type = DlcBuilder::type(p);
       std::string name = func.getArgAttrOfType<StringAttr>(p.getArgNumber(), "dlc.name").str();
       if (weightDecay != 0.0)
@@ -76,20 +102,27 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
           update = g.add(g.scale(v, momentum), grad);
           newState.push_back(update);
         }
-        newParams.push_back(g.sub(p, g.mul(lr, update)));
+        updated[p] = g.sub(p, g.mul(lr, update));
       } else {
         Value m = addArg(func, type, name + ".adam_m", "state");
         Value v = addArg(func, type, name + ".adam_v", "state");
         Value m1 = g.add(g.scale(m, beta1), g.scale(grad, 1.0 - beta1));
         Value v1 = g.add(g.scale(v, beta2), g.scale(g.mul(grad, grad), 1.0 - beta2));
         Value denom = g.add(g.same<SqrtOp>(g.div(v1, bias2)), g.scalar(elem, epsilon));
-        newParams.push_back(g.sub(p, g.mul(lr, g.div(g.div(m1, bias1), denom))));
+        updated[p] = g.sub(p, g.mul(lr, g.div(g.div(m1, bias1), denom)));
         newState.push_back(m1);
         newState.push_back(v1);
       }
     }
-    // State arguments were appended in the order their new values were pushed,
-    // except Adam's step count, which comes first in both.
+    for (BlockArgument arg : func.getArguments()) {
+      StringRef r = role(func, arg.getArgNumber());
+      if (r == "parameter")
+        newParams.push_back(updated[arg]);
+      else if (r == "buffer")
+        newParams.push_back(carriedUpdate[arg]);
+    }
+    // State arguments were appended in the order their new values were pushed
+    // (after the carried ones), Adam's step count first.
     SmallVector<Value> results{ret.getOperand(0)};
     results.append(newParams);
     results.append(newState);
@@ -104,8 +137,9 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     return a ? a.getValue() : "";
   }
 
-  Value addArg(func::FuncOp func, Type type, const std::string &name, StringRef role) {
-    unsigned i = func.getNumArguments();
+  Value addArg(func::FuncOp func, Type type, const std::string &name, StringRef role,
+               std::optional<unsigned> at = std::nullopt) {
+    unsigned i = at.value_or(func.getNumArguments());
     OpBuilder b(&getContext());
     func.insertArgument(i, type,
                         b.getDictionaryAttr({b.getNamedAttr("dlc.role", b.getStringAttr(role)),

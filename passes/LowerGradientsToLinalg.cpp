@@ -13,7 +13,8 @@
 // argmax pass over windows, then a pass over input positions that gathers
 // from the (at most ceil(k/s)^2) windows containing each position.
 // average_pool_grad gathers the same way, each window's gradient divided by
-// its divisor.
+// its divisor. dropout_mask (the train step's Dropout) is a counter-based
+// hash of (seed, step, element index).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/DlcDialect.h"
@@ -328,11 +329,61 @@ struct AveragePoolGradLowering : OpConversionPattern<dlc::AveragePoolGradOp> {
     return success();
   }
 };
+
+/// murmur3's 32-bit finalizer: every input bit flips about half the output bits.
+Value fmix32(OpBuilder &b, Location l, Value h) {
+  auto c = [&](uint32_t v) -> Value { return b.create<arith::ConstantIntOp>(l, v, 32); };
+  h = b.create<arith::XOrIOp>(l, h, b.create<arith::ShRUIOp>(l, h, c(16)));
+  h = b.create<arith::MulIOp>(l, h, c(0x85ebca6bu));
+  h = b.create<arith::XOrIOp>(l, h, b.create<arith::ShRUIOp>(l, h, c(13)));
+  h = b.create<arith::MulIOp>(l, h, c(0xc2b2ae35u));
+  return b.create<arith::XOrIOp>(l, h, b.create<arith::ShRUIOp>(l, h, c(16)));
+}
+
+/// mask[i] = hash(key, i) >> 8 >= ratio * 2^24 ? 1 / (1 - ratio) : 0 with
+/// key = fmix32(step * golden + seed): all-parallel over the mask, 32-bit
+/// integer arithmetic (vector multiplies on AVX2).
+struct DropoutMaskLowering : OpConversionPattern<dlc::DropoutMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(dlc::DropoutMaskOp op, OpAdaptor a,
+                                ConversionPatternRewriter &r) const override {
+    Location loc = op.getLoc();
+    auto type = tensorType(op.getResult());
+    int64_t rank = type.getRank();
+    double ratio = op.getRatio().convertToDouble();
+    auto threshold = (uint32_t)std::min(std::llround(ratio * (1 << 24)), (long long)1 << 24);
+    auto seed = (uint32_t)op.getSeed();
+    AffineMap scalar = AffineMap::get(rank, 0, {}, r.getContext());
+    Value mask = buildParallelGeneric(
+        r, loc, type, ValueRange{a.getStep()}, {scalar},
+        [&](OpBuilder &b, Location l, ValueRange v) -> Value {
+          auto c = [&](uint32_t x) -> Value { return b.create<arith::ConstantIntOp>(l, x, 32); };
+          Value step = b.create<arith::TruncIOp>(l, b.getI32Type(), v[0]);
+          Value key = fmix32(b, l, b.create<arith::AddIOp>(
+                                       l, b.create<arith::MulIOp>(l, step, c(0x9e3779b9u)),
+                                       c(seed)));
+          Value linear = b.create<arith::ConstantIndexOp>(l, 0);
+          for (int64_t d = 0; d < rank; ++d)
+            linear = b.create<arith::AddIOp>(
+                l, b.create<arith::MulIOp>(l, linear, b.create<arith::ConstantIndexOp>(l, type.getDimSize(d))),
+                b.create<linalg::IndexOp>(l, d));
+          Value i = b.create<arith::IndexCastUIOp>(l, b.getI32Type(), linear);
+          Value h = fmix32(b, l, b.create<arith::XOrIOp>(l, fmix32(b, l, i), key));
+          Value keep = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::uge,
+                                               b.create<arith::ShRUIOp>(l, h, c(8)), c(threshold));
+          Type e = type.getElementType();
+          return b.create<arith::SelectOp>(l, keep, scalarConst(b, l, e, 1.0 / (1.0 - ratio)),
+                                           scalarConst(b, l, e, 0.0));
+        });
+    r.replaceOp(op, mask);
+    return success();
+  }
+};
 } // namespace
 
 void dlc::populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                            TypeConverter &converter) {
   patterns.add<ConvGradInputLowering, ConvGradWeightLowering, MaxPoolGradLowering,
-               AveragePoolGradLowering>(
+               AveragePoolGradLowering, DropoutMaskLowering>(
       converter, patterns.getContext());
 }

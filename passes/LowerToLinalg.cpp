@@ -47,9 +47,11 @@ struct ConstantLowering : DlcPattern<dlc::ConstantOp> {
   }
 };
 
-struct IdentityLowering : DlcPattern<dlc::IdentityOp> {
-  using DlcPattern::DlcPattern;
-  LogicalResult matchAndRewrite(dlc::IdentityOp op, Adaptor a,
+/// Identity, and Dropout outside the train step.
+template <typename OpTy>
+struct IdentityLowering : DlcPattern<OpTy> {
+  using DlcPattern<OpTy>::DlcPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor a,
                                 ConversionPatternRewriter &r) const override {
     r.replaceOp(op, a.getInput());
     return success();
@@ -1161,7 +1163,7 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
     RewritePatternSet patterns(ctx);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
-    patterns.add<ConstantLowering, IdentityLowering, ElementwiseLowering<dlc::ReluOp>,
+    patterns.add<ConstantLowering, IdentityLowering<dlc::IdentityOp>, IdentityLowering<dlc::DropoutOp>, ElementwiseLowering<dlc::ReluOp>,
                  ElementwiseLowering<dlc::SigmoidOp>, ElementwiseLowering<dlc::TanhOp>,
                  ElementwiseLowering<dlc::ClipOp>, ElementwiseLowering<dlc::AddOp>,
                  ElementwiseLowering<dlc::SubOp>, ElementwiseLowering<dlc::MulOp>,

@@ -177,6 +177,21 @@ def AppendLoss : Pass<"dlc-append-loss", "mlir::func::FuncOp"> {
   ];
 }
 
+def TrainingMode : Pass<"dlc-training-mode", "mlir::func::FuncOp"> {
+  let summary = "Give BatchNormalization and Dropout their training behaviour in the train step";
+  let description = [{
+    Runs on the train step after dlc-append-loss (main returns the loss).
+    batch_norm normalizes with the batch's mean and (biased) variance over
+    all dims but the channel; where its mean/variance are arguments with
+    dlc.role = "buffer" (running statistics), their new values
+    running * momentum + batch * (1 - momentum) become results (ONNX's
+    training-mode BatchNormalization). dropout becomes x * dropout_mask, the
+    mask drawn from a new 0-D int64 argument `rng.step` (dlc.role = "state")
+    that the step increments. Afterwards main returns the loss, then the new
+    value of every "buffer" and "state" argument in argument order.
+  }];
+}
+
 def Autodiff : Pass<"dlc-autodiff", "mlir::func::FuncOp"> {
   let summary = "Reverse-mode gradients of main's scalar loss for its parameter arguments";
   let description = [{

@@ -27,7 +27,9 @@ struct ImportOptions {
   /// (Reshape's shape, Squeeze's axes, ...) then fold like initializers.
   std::map<std::string, BoundInput> bindings;
   /// Training build: float initializers become `main` arguments with
-  /// dlc.role = "parameter" (in initializer order) instead of constants.
+  /// dlc.role = "parameter" (in initializer order) instead of constants;
+  /// BatchNormalization's mean and variance get dlc.role = "buffer", and
+  /// Dropout becomes dlc.dropout (identity until dlc-training-mode).
   bool trainable = false;
 };
 
@@ -45,6 +47,10 @@ struct ImportedModel {
   /// and their initial bytes, row-major.
   std::vector<TensorSignature> parameters;
   std::vector<std::vector<char>> parameterData;
+  /// Per parameter: "parameter" (trained by gradients) or "buffer" (a
+  /// BatchNormalization running mean/variance, updated by the train step's
+  /// forward pass, saved and exported like the rest).
+  std::vector<std::string> parameterRoles;
   int64_t opset = 0;
   std::string graphName;
 };

@@ -395,9 +395,10 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
   return true;
 }
 
-/// The train step: loss, gradients and optimizer update appended to a
-/// clone of the inference module (dlc-append-loss, dlc-autodiff,
-/// dlc-apply-optimizer), and its extra arguments read back.
+/// The train step: loss, training-mode BatchNormalization/Dropout,
+/// gradients and optimizer update on a clone of the inference module
+/// (dlc-append-loss, dlc-training-mode, dlc-autodiff, dlc-apply-optimizer),
+/// and its extra arguments read back.
 bool buildTrainModule(ModuleOp module, const dlc::CompileOptions::Training &t,
                       OwningOpRef<ModuleOp> &out, TrainSignature &sig, std::string &error) {
   MLIRContext *ctx = module.getContext();
@@ -412,6 +413,7 @@ bool buildTrainModule(ModuleOp module, const dlc::CompileOptions::Training &t,
   opt.momentum = t.momentum;
   opt.weightDecay = t.weightDecay;
   pm.addNestedPass<func::FuncOp>(dlc::createAppendLoss(loss));
+  pm.addNestedPass<func::FuncOp>(dlc::createTrainingMode());
   pm.addNestedPass<func::FuncOp>(dlc::createAutodiff());
   pm.addNestedPass<func::FuncOp>(dlc::createApplyOptimizer(opt));
   if (failed(pm.run(*out))) {
@@ -542,6 +544,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::st
     for (const auto &t : trainSig.state)
       stateBytes += bytesOf(t);
     sig["parameters"] = tensors(model.parameters);
+    for (size_t i = 0; i < model.parameters.size(); ++i)
+      sig["parameters"][i]["trainable"] = model.parameterRoles[i] == "parameter";
     sig["training"] = {{"loss", opts.train.loss},
                        {"optimizer", opts.train.optimizer},
                        {"momentum", opts.train.momentum},

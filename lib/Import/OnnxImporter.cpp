@@ -2206,10 +2206,11 @@ void Importer::importBatchNorm() {
   for (int i = 1; i < node->output_size(); ++i)
     if (!node->output(i).empty())
       failNode("training outputs (running mean/var) are not supported");
+  SmallVector<NamedAttribute> attrs{f32Attr("epsilon", 1e-5f)};
+  if (opts.trainable) // how dlc-training-mode updates the running statistics
+    attrs.push_back(f32Attr("momentum", 0.9f));
   setOutput(0, build<dlc::BatchNormOp>(
-                   ValueRange{value(0), value(1), value(2), value(3), value(4)},
-                   {builder.getNamedAttr("epsilon",
-                                         builder.getF32FloatAttr(attrFloat("epsilon", 1e-5f)))}));
+                   ValueRange{value(0), value(1), value(2), value(3), value(4)}, attrs));
 }
 
 void Importer::importReshape() {
@@ -2410,10 +2411,32 @@ void Importer::importNode() {
       if (const ConstTensor *t = constInput(2); t && !t->i.empty() && t->i[0])
         failNode("training_mode=1 is not supported (inference only)");
     }
-    if (const ConstTensor *c = constInput(0))
+    if (const ConstTensor *c = constInput(0)) {
       consts[node->output(0)] = *c;
-    else
+    } else if (op == "Dropout" && opts.trainable) {
+      // Identity at inference; dlc-training-mode makes the train step drop.
+      if (node->output_size() > 1 && !node->output(1).empty())
+        failNode("the mask output of Dropout is not supported in training builds");
+      double ratio = 0.5;
+      if (opset < 12) {
+        ratio = attrFloat("ratio", 0.5f);
+      } else if (hasInput(1)) {
+        const ConstTensor *r = constInput(1);
+        if (!r || r->numel() != 1)
+          failNode("ratio must be a constant scalar " + bindHint(1));
+        ratio = r->isInt() ? (double)r->i[0] : r->f[0];
+      }
+      if (ratio < 0 || ratio >= 1)
+        failNode("ratio must be in [0, 1), not " + std::to_string(ratio));
+      // Each Dropout draws its own mask stream: its seed attribute, or its
+      // position in the graph.
+      int64_t seed = attr("seed") ? attrInt("seed", 0) : nodeIndex;
+      setOutput(0, build<dlc::DropoutOp>(
+                       value(0), {builder.getNamedAttr("ratio", builder.getF32FloatAttr(ratio)),
+                                  builder.getNamedAttr("seed", builder.getI64IntegerAttr(seed))}));
+    } else {
       setOutput(0, value(0)); // inference: forward the input
+    }
     if (op == "Dropout" && node->output_size() > 1 && !node->output(1).empty()) {
       // Inference drops nothing: the mask is all true.
       ConstTensor mask;
@@ -2697,13 +2720,16 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
     // Training: float initializers are parameters, passed in at run time,
     // except those only read as settings that dlc needs at compile time
     // (Clip's bounds, Pad's value, Resize's roi and scales).
-    std::set<std::string> settings, dataUses;
+    std::set<std::string> settings, dataUses, statistics;
     for (const auto &n : graph.node())
       for (int i = 0; i < n.input_size(); ++i) {
         const std::string &op = n.op_type();
         bool setting = (op == "Clip" && i >= 1) || (op == "Pad" && i == 2) ||
-                       (op == "Resize" && (i == 1 || i == 2)) || (op == "Upsample" && i == 1);
+                       (op == "Resize" && (i == 1 || i == 2)) || (op == "Upsample" && i == 1) ||
+                       (op == "Dropout" && i >= 1);
         (setting ? settings : dataUses).insert(n.input(i));
+        if (op == "BatchNormalization" && (i == 3 || i == 4))
+          statistics.insert(n.input(i));
       }
     if (opts.trainable)
       for (const auto &t : graph.initializer()) {
@@ -2715,6 +2741,7 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
         argTypes.push_back(RankedTensorType::get(c->second.shape, elemType(c->second.dtype)));
         out.parameters.push_back({t.name(), c->second.dtype, c->second.shape});
         out.parameterData.push_back(packConst(c->second, c->second.dtype));
+        out.parameterRoles.push_back(statistics.count(t.name()) ? "buffer" : "parameter");
         consts.erase(c);
       }
 
@@ -2734,7 +2761,7 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
     for (size_t i = 0; i < out.inputs.size(); ++i)
       nameArg(i, out.inputs[i].name, "input");
     for (size_t i = 0; i < out.parameters.size(); ++i)
-      nameArg(out.inputs.size() + i, out.parameters[i].name, "parameter");
+      nameArg(out.inputs.size() + i, out.parameters[i].name, out.parameterRoles[i].c_str());
     builder.setInsertionPointToStart(entry);
     out.module = module;
 

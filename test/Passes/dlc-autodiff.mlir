@@ -43,6 +43,29 @@ func.func @main(%x: tensor<1x1x6x6xf32>, %w: tensor<2x1x3x3xf32> {dlc.role = "pa
 
 // -----
 
+// AveragePool: average_pool_grad with the forward's window and divisor
+// rule; a batched MatMul: dA = dY B^T and dB = A^T dY, batched matmuls.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[P:[^:]*]]: tensor<2x3x6x6xf32> {dlc.name = "p", dlc.role = "parameter"}, %[[B:[^:]*]]: tensor<2x3x3xf32>
+// CHECK: %[[A:.*]] = dlc.average_pool %[[P]]
+// CHECK: %[[R:.*]] = dlc.reshape %[[A]]
+// CHECK: %[[BT:.*]] = dlc.transpose %[[B]] {perm = array<i64: 0, 2, 1>}
+// CHECK: %[[DR:.*]] = dlc.matmul %{{.*}}, %[[BT]]
+// CHECK: %[[RT:.*]] = dlc.transpose %[[R]] {perm = array<i64: 0, 2, 1>}
+// CHECK: %[[DB:.*]] = dlc.matmul %[[RT]], %{{.*}}
+// CHECK: %[[DA:.*]] = dlc.reshape %[[DR]]
+// CHECK: %[[DP:.*]] = dlc.average_pool_grad %[[DA]] {count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x3x3x3xf32>) -> tensor<2x3x6x6xf32>
+// CHECK: return %{{.*}}, %[[DP]], %[[DB]]
+func.func @main(%p: tensor<2x3x6x6xf32> {dlc.role = "parameter", dlc.name = "p"}, %b: tensor<2x3x3xf32> {dlc.role = "parameter", dlc.name = "b"}) -> tensor<f32> {
+  %0 = dlc.average_pool %p {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, count_include_pad = true} : tensor<2x3x6x6xf32> -> tensor<2x3x3x3xf32>
+  %1 = dlc.reshape %0 {shape = array<i64: 2, 9, 3>} : tensor<2x3x3x3xf32> -> tensor<2x9x3xf32>
+  %2 = dlc.matmul %1, %b : tensor<2x9x3xf32>, tensor<2x3x3xf32> -> tensor<2x9x3xf32>
+  %3 = dlc.reduce %2 {axes = array<i64>, keepdims = false, kind = "sum"} : tensor<2x9x3xf32> -> tensor<f32>
+  return %3 : tensor<f32>
+}
+
+// -----
+
 // An op without a gradient rule on the active path is an error naming it.
 // CHECK-NOT: func.func
 func.func @main(%w: tensor<4xf32> {dlc.role = "parameter", dlc.name = "w"}) -> tensor<f32> {

@@ -265,3 +265,36 @@ func.func @gather(%d: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
   %0 = dlc.gather %d, %i {axis = 0 : i64, elements = false} : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// average_pool_grad: one all-parallel generic over the input, each of the
+// window's taps reading the output gradient times 1/divisor (a table).
+// CHECK-LABEL: func.func @average_pool_grad
+// CHECK-SAME: (%[[DY:[^:]*]]: tensor<1x2x2x2xf32>)
+// CHECK: %[[INV:.*]] = arith.constant dense<2.500000e-01> : tensor<2x2xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK-COUNT-4: tensor.extract %[[INV]]
+func.func @average_pool_grad(%dy: tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.average_pool_grad %dy {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Dropout outside the train step is the identity; dropout_mask hashes
+// (seed, step, element index) in 32-bit integers and keeps 1/(1-ratio).
+// CHECK-LABEL: func.func @dropout
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8xf32>, %[[STEP:[^:]*]]: tensor<i64>)
+// CHECK: %[[MASK:.*]] = linalg.generic {{.*}} ins(%[[STEP]] : tensor<i64>)
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: %[[THRESHOLD:.*]] = arith.constant 4194304 : i32
+// CHECK: %[[KEEP:.*]] = arith.cmpi uge, %{{.*}}, %[[THRESHOLD]] : i32
+// CHECK: %[[SCALE:.*]] = arith.constant 1.33333337 : f32
+// CHECK: arith.select %[[KEEP]], %[[SCALE]]
+// CHECK: return %[[X]], %[[MASK]]
+func.func @dropout(%x: tensor<8xf32>, %step: tensor<i64>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = dlc.dropout %x {ratio = 0.25 : f32, seed = 3 : i64} : tensor<8xf32>
+  %1 = dlc.dropout_mask %step {ratio = 0.25 : f32, seed = 3 : i64} : tensor<i64> -> tensor<8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
+}

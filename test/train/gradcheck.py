@@ -120,7 +120,102 @@ def cases():
     y = c.node("Concat", [c.node("Reshape", [sq, c.const([2, 16])]),
                           c.node("Reshape", [a2, c.const([2, 27])])], axis=1)
     out.append((c.model([2, 2, 7, 6], y, [2, 43]), "mse", (2, 2, 7, 6)))
+
+    c = Case("batchnorm_train", 9)  # BatchNormalization with batch statistics
+    h = c.node("Conv", ["x", c.param((3, 2, 2, 2))])
+    mean, var = c.param((3,)), c.const(c.rng.uniform(0.5, 2, 3), np.float64)
+    h = c.node("BatchNormalization", [h, c.param((3,)), c.param((3,)), mean, var],
+               epsilon=1e-3, momentum=0.8)
+    y = c.node("Gemm", [c.node("Flatten", [c.node("Relu", [h])], axis=1), c.param((48, 4))])
+    out.append((c.model([3, 2, 5, 5], y, [3, 4]), "softmax-cross-entropy", (3, 2, 5, 5)))
     return out
+
+
+def check_batchnorm(work):
+    """Training-mode BatchNormalization against numpy: the loss uses the
+    batch's statistics, the running ones move by ONNX's momentum rule, and
+    inference afterwards normalizes with the running ones."""
+    c = Case("batchnorm_numpy", 12)
+    scale, bias = c.param((3,)), c.param((3,))
+    mean, var = c.param((3,)), c.const(c.rng.uniform(0.5, 2, 3), np.float64)
+    y = c.node("BatchNormalization", ["x", scale, bias, mean, var], epsilon=1e-3, momentum=0.8)
+    model = c.model([4, 3, 5, 5], y, [4, 3, 5, 5])
+    path, lib = os.path.join(work, "bn.onnx"), os.path.join(work, "bn.so")
+    onnx.save(model, path)
+    compile_train(path, lib, "mse", "--optimizer", "sgd")
+    rng = np.random.default_rng(3)
+    x, labels = rng.normal(1, 2, (4, 3, 5, 5)), rng.normal(0, 1, (4, 3, 5, 5))
+    with TrainModel(lib) as m:
+        if sorted(m.trainable) != sorted([scale, bias]):
+            return f"trainable parameters {m.trainable}, expected scale and bias only"
+        p = {n: m.get(n) for n in m.params}
+        loss = m.stepper({"x": x, "labels": labels})(0.0)
+        bc = lambda v: v.reshape(1, 3, 1, 1)  # noqa: E731
+        # ONNX's float attributes are float32
+        eps, momentum = float(np.float32(1e-3)), float(np.float32(0.8))
+        mu, sigma2 = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+        yref = bc(p[scale]) * (x - bc(mu)) / np.sqrt(bc(sigma2) + eps) + bc(p[bias])
+        want = {"loss": np.mean((yref - labels) ** 2),
+                mean: momentum * p[mean] + (1 - momentum) * mu,
+                var: momentum * p[var] + (1 - momentum) * sigma2}
+        got = {"loss": loss, mean: m.get(mean), var: m.get(var)}
+        out = {"y": np.empty_like(x)}
+        m.runner({"x": x}, {y: out["y"]})()
+        want["inference"] = (bc(p[scale]) * (x - bc(want[mean])) /
+                             np.sqrt(bc(want[var]) + eps) + bc(p[bias]))
+        got["inference"] = out["y"]
+    for k in want:
+        err = np.abs(np.asarray(got[k]) - want[k]).max()
+        if err > 1e-12 * max(1.0, np.abs(want[k]).max()):
+            return f"{k}: off by {err:.3g}"
+    return "ok (loss, running mean/var and inference output match numpy)"
+
+
+def check_dropout(work):
+    """Training-mode Dropout: y = Dropout(x * p), mse loss. A step at
+    learning rate 1 gives the gradient 2/n (m s x p - L) m s x (s = 1/(1 -
+    ratio)), which is 0 exactly where the mask m dropped: from it the mask is
+    read back and checked (fraction dropped, exact kept values, the loss);
+    the next step draws a different mask; inference is the identity."""
+    ratio, shape = 0.3, (40, 100)
+    c = Case("dropout_numpy", 13)
+    p = c.param(shape)
+    y = c.node("Dropout", [c.node("Mul", ["x", p]), c.const(ratio, np.float64)])
+    model = c.model(list(shape), y, list(shape))
+    path, lib = os.path.join(work, "dropout.onnx"), os.path.join(work, "dropout.so")
+    onnx.save(model, path)
+    compile_train(path, lib, "mse", "--optimizer", "sgd")
+    rng = np.random.default_rng(5)
+    x, labels = rng.normal(0, 1, shape), rng.normal(0, 1, shape)
+    s, n = 1 / (1 - float(np.float32(ratio))), x.size  # the ratio is kept as a float32
+    masks = []
+    with TrainModel(lib) as m:
+        p0 = m.get(p)
+        step = m.stepper({"x": x, "labels": labels})
+        for _ in range(2):
+            loss = step(1.0)
+            grad = p0 - m.get(p)
+            keep = grad != 0
+            masks.append(keep)
+            expect = 2 / n * (s * x * p0 - labels) * s * x
+            if np.abs(grad[keep] - expect[keep]).max() > 1e-12 * np.abs(expect).max():
+                return "kept elements' gradients differ from 2/n (s x p - L) s x"
+            ref_loss = np.mean((keep * s * x * p0 - labels) ** 2)
+            if abs(loss - ref_loss) > 1e-12 * ref_loss:
+                return f"loss {loss:.12g}, with the mask read back {ref_loss:.12g}"
+            m.set(p, p0)
+        out = np.empty(shape)
+        m.runner({"x": x}, {y: out})()
+    dropped = [1 - k.mean() for k in masks]
+    if any(abs(d - ratio) > 0.03 for d in dropped):  # 4000 draws: 0.007 std
+        return f"dropped fractions {dropped}, expected {ratio}"
+    same = (masks[0] == masks[1]).mean()  # independent masks agree on 0.58
+    if same > 0.65:
+        return f"two steps' masks agree on {same:.2f} of elements"
+    if np.abs(out - x * p0).max() > 1e-12:
+        return "inference output is not x * p"
+    return (f"ok (dropped {dropped[0]:.3f} and {dropped[1]:.3f}, masks agree on "
+            f"{same:.2f}, inference is the identity)")
 
 
 def labels_for(model, loss, rng):
@@ -148,10 +243,11 @@ def check(model, loss, x_shape, work):
         step = m.stepper({"x": x, "labels": labels})
         p0 = {n: m.get(n) for n in m.params}
         step(1.0)  # p - grad
-        grads = {n: p0[n] - m.get(n) for n in m.params}
+        grads = {n: p0[n] - m.get(n) for n in m.trainable}
         for n in m.params:
             m.set(n, p0[n])
-        for n, p in p0.items():
+        for n in m.trainable:
+            p = p0[n]
             flat = p.reshape(-1)
             for i in rng.choice(flat.size, min(COORDS, flat.size), replace=False):
                 losses = []
@@ -247,6 +343,13 @@ def main():
         ok = result.startswith("ok")
         failed += not ok
         print(f"{'PASS' if ok else 'FAIL'} {model.graph.name}: {result}")
+    for name, fn in [("batchnorm_numpy", check_batchnorm), ("dropout_numpy", check_dropout)]:
+        if args.filter not in name:
+            continue
+        result = fn(args.work)
+        ok = result.startswith("ok")
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {name}: {result}")
     # The optimizers' updates, on the first case's model and gradients.
     model, loss, x_shape = cases()[0]
     for name, flags, update in [
