@@ -82,7 +82,8 @@ Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
 /// Patterns for the gradient ops (conv_grad_input, conv_grad_weight,
 /// max_pool_grad, average_pool_grad), added to dlc-lower-to-linalg.
 void populateGradientLoweringPatterns(RewritePatternSet &patterns,
-                                      TypeConverter &converter);
+                                      TypeConverter &converter,
+                                      int64_t maxWorkspaceBytes = 0);
 } // namespace dlc
 
 #endif

@@ -21,6 +21,7 @@
 #include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace dlc;
@@ -188,18 +189,58 @@ Value byGroups(OpBuilder &b, Location loc, RankedTensorType outType, int64_t gro
   return result;
 }
 
+/// convGradInputGroup over batch chunks (an scf.for whose iterations reuse
+/// one column buffer), when the whole batch's columns would exceed `limit`.
+Value convGradInputChunked(OpBuilder &b, Location loc, Value dy, Value w, int64_t h,
+                           int64_t wd, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
+                           ArrayRef<int64_t> d, int64_t limit) {
+  auto dyT = tensorType(dy), wT = tensorType(w);
+  int64_t n = dyT.getDimSize(0), c = wT.getDimSize(1);
+  int64_t perSample = c * wT.getDimSize(2) * wT.getDimSize(3) * dyT.getDimSize(2) *
+                      dyT.getDimSize(3) * std::max<int64_t>(1, dyT.getElementTypeBitWidth() / 8);
+  int64_t chunk = n;
+  if (limit > 0)
+    for (chunk = n; chunk > 1 && (n % chunk != 0 || chunk * perSample > limit); --chunk) {
+    }
+  if (chunk == n)
+    return convGradInputGroup(b, loc, dy, w, h, wd, s, p, d);
+  auto outType = RankedTensorType::get({n, c, h, wd}, dyT.getElementType());
+  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
+  auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+  auto loop = b.create<scf::ForOp>(
+      loc, idx(0), idx(n), idx(chunk), ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value at, ValueRange acc) {
+        SmallVector<OpFoldResult> offs(4, nb.getIndexAttr(0)), sizes, ones(4, nb.getIndexAttr(1));
+        for (int64_t v : dyT.getShape())
+          sizes.push_back(nb.getIndexAttr(v));
+        offs[0] = at;
+        sizes[0] = nb.getIndexAttr(chunk);
+        Value part = nb.create<tensor::ExtractSliceOp>(l, dy, offs, sizes, ones);
+        Value dx = convGradInputGroup(nb, l, part, w, h, wd, s, p, d);
+        SmallVector<OpFoldResult> outSizes{nb.getIndexAttr(chunk), nb.getIndexAttr(c),
+                                           nb.getIndexAttr(h), nb.getIndexAttr(wd)};
+        nb.create<scf::YieldOp>(
+            l, nb.create<tensor::InsertSliceOp>(l, dx, acc[0], offs, outSizes, ones).getResult());
+      });
+  return loop.getResult(0);
+}
+
 struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvGradInputLowering(TypeConverter &converter, MLIRContext *ctx, int64_t limit)
+      : OpConversionPattern(converter, ctx), limit(limit) {}
+  int64_t limit;
+
   LogicalResult matchAndRewrite(dlc::ConvGradInputOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     auto outType = tensorType(op.getResult());
     int64_t g = op.getGroup();
     r.replaceOp(op, byGroups(r, loc, outType, g, /*dim=*/1, [&](int64_t i) {
-                  return convGradInputGroup(
+                  return convGradInputChunked(
                       r, loc, groupSlice(r, loc, a.getGradOutput(), 1, g, i),
                       groupSlice(r, loc, a.getWeight(), 0, g, i), outType.getDimSize(2),
-                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations());
+                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations(),
+                      limit);
                 }));
     return success();
   }
@@ -382,8 +423,10 @@ struct DropoutMaskLowering : OpConversionPattern<dlc::DropoutMaskOp> {
 } // namespace
 
 void dlc::populateGradientLoweringPatterns(RewritePatternSet &patterns,
-                                           TypeConverter &converter) {
-  patterns.add<ConvGradInputLowering, ConvGradWeightLowering, MaxPoolGradLowering,
+                                           TypeConverter &converter,
+                                           int64_t maxWorkspaceBytes) {
+  patterns.add<ConvGradInputLowering>(converter, patterns.getContext(), maxWorkspaceBytes);
+  patterns.add<ConvGradWeightLowering, MaxPoolGradLowering,
                AveragePoolGradLowering, DropoutMaskLowering>(
       converter, patterns.getContext());
 }

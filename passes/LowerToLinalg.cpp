@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
@@ -1143,11 +1144,12 @@ struct ConcatLowering : DlcPattern<dlc::ConcatOp> {
 };
 
 struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
+  using LowerToLinalgBase::LowerToLinalgBase;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<dlc::DlcDialect>();
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect, scf::SCFDialect,
                            arith::ArithDialect, math::MathDialect>();
     // Unsigned element types become signless, also in the signature.
     TypeConverter converter;
@@ -1195,7 +1197,7 @@ struct LowerToLinalgPass : dlc::impl::LowerToLinalgBase<LowerToLinalgPass> {
                  ReshapeLikeLowering<dlc::ReshapeOp>, ReshapeLikeLowering<dlc::FlattenOp>,
                  TransposeLowering, ConcatLowering, ExpandLowering, SliceLowering,
                  GatherLowering>(converter, ctx);
-    populateGradientLoweringPatterns(patterns, converter);
+    populateGradientLoweringPatterns(patterns, converter, maxWorkspaceBytes);
     if (failed(applyPartialConversion(getOperation(), target, std::move(patterns))))
       return signalPassFailure();
   }

@@ -23,11 +23,19 @@ def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
     average pool divides by a compile-time count table; Gemm/MatMul become
     linalg.matmul / batch_matmul; everything elementwise becomes one
     linalg.generic with numpy broadcasting in its indexing maps.
+    With `max-workspace-bytes`, a conv input gradient whose column buffer
+    [N, C*KH*KW, OH*OW] would be larger runs in batch chunks (an scf.for),
+    as dlc-conv-to-im2col does for convs.
   }];
+  let options = [
+    Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
+           "largest conv-gradient column buffer (0: no limit)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
@@ -37,9 +45,20 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     linalg.generic, which tile-and-vectorize then treats like a matmul.
     1x1 stride-1 unpadded convs need no gather and become the GEMM directly
     through the same upstream rewrite.
+    With `max-workspace-bytes`, a conv whose im2col buffer would be larger
+    runs in chunks (an scf.for), each with an im2col buffer under the limit
+    that every chunk reuses: batch chunks where the batch allows it (the
+    outputs are disjoint), else input-channel chunks accumulated into the
+    output (the conv is linear in its channels; a weight gradient's batch
+    of one). Same FLOPs, summed in another order.
   }];
+  let options = [
+    Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
+           "largest im2col buffer (0: no limit)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
-                           "mlir::tensor::TensorDialect"];
+                           "mlir::tensor::TensorDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {

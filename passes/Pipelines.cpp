@@ -16,10 +16,14 @@ using namespace mlir;
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Graph level -> linalg on tensors.
   pm.addNestedPass<func::FuncOp>(createWidenNarrowFloats());
-  pm.addNestedPass<func::FuncOp>(createLowerToLinalg());
+  LowerToLinalgOptions lower;
+  lower.maxWorkspaceBytes = opts.maxWorkspaceBytes;
+  pm.addNestedPass<func::FuncOp>(createLowerToLinalg(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addNestedPass<func::FuncOp>(createConvToIm2Col());
+  ConvToIm2ColOptions im2col;
+  im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
+  pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   pm.addPass(createCanonicalizerPass());
   if (opts.optLevel > 0) {
     TileAndVectorizeOptions tv;
@@ -94,6 +98,9 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
                               llvm::cl::init(8)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
                        llvm::cl::init(3)};
+  Option<int64_t> maxWorkspaceBytes{*this, "max-workspace-bytes",
+                                    llvm::cl::desc("largest im2col buffer (0: no limit)"),
+                                    llvm::cl::init(0)};
 };
 } // namespace
 
@@ -101,6 +108,6 @@ void dlc::registerDlcPipelines() {
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
-        buildCpuPipeline(pm, {o.vectorWidth, o.optLevel});
+        buildCpuPipeline(pm, {o.vectorWidth, o.optLevel, o.maxWorkspaceBytes});
       });
 }

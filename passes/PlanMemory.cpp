@@ -1,7 +1,8 @@
 //===- PlanMemory.cpp - one arena, offsets from liveness ------------------===//
 //
 // Every memref.alloc in the entry function becomes a memref.view into one
-// arena passed as the last argument. A buffer lives from its alloc to the
+// arena passed as the last argument (static allocs inside sequential loops
+// are first hoisted to the top level). A buffer lives from its alloc to the
 // last top-level op that touches it or any view of it; buffers whose
 // lifetimes do not overlap may share bytes. Placement is greedy by size
 // (largest first, into the tightest gap among buffers live at the same
@@ -14,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_PLANMEMORY
@@ -45,6 +47,42 @@ int64_t lastUse(Value root, Block &block, const DenseMap<Operation *, int64_t> &
   return last;
 }
 
+/// Moves a static alloc out of the sequential loops around it (a chunked
+/// conv's im2col buffer in its scf.for), to the entry's top level where the
+/// planner sees it: every iteration then reuses one buffer, as it would
+/// have reused freed memory. Not out of parallel loops (iterations run at
+/// once), and not a buffer that a loop yields (its contents outlive the
+/// iteration).
+void hoistLoopAllocs(func::FuncOp func) {
+  Block &top = func.getBody().front();
+  SmallVector<memref::AllocOp> nested;
+  func.walk([&](memref::AllocOp alloc) {
+    if (alloc->getBlock() != &top && alloc.getType().hasStaticShape() &&
+        alloc->getNumOperands() == 0)
+      nested.push_back(alloc);
+  });
+  for (memref::AllocOp alloc : nested) {
+    bool movable = true;
+    for (Operation *p = alloc->getParentOp(); p != func.getOperation(); p = p->getParentOp())
+      movable &= isa<scf::ForOp, scf::IfOp>(p);
+    SmallVector<Value> work{alloc.getResult()};
+    DenseSet<Value> seen;
+    while (movable && !work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      for (Operation *user : v.getUsers()) {
+        movable &= !isa<scf::YieldOp>(user);
+        for (Value r : user->getResults())
+          if (isa<BaseMemRefType>(r.getType()))
+            work.push_back(r);
+      }
+    }
+    if (movable)
+      alloc->moveBefore(top.findAncestorOpInBlock(*alloc));
+  }
+}
+
 struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
@@ -54,6 +92,7 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
       getOperation().emitError("no entry function '") << entry << "'";
       return signalPassFailure();
     }
+    hoistLoopAllocs(func);
     Block &block = func.getBody().front();
     DenseMap<Operation *, int64_t> pos;
     int64_t i = 0;

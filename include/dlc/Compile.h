@@ -24,6 +24,10 @@ struct CompileOptions {
   std::string emit = "lib"; ///< mlir | llvm | asm | obj | lib
   bool printIrAfterAll = false;
   std::string output;
+  /// `--mem-budget`: the largest arena allowed (0: none). Over it, conv
+  /// im2col workspaces are chunked (maxWorkspaceBytes) until the plan fits.
+  int64_t memBudget = 0;
+  int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
   /// Training build (`--train`): the library also exports dlc_train_step.
   struct Training {
     bool enabled = false;

@@ -297,7 +297,7 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
                         [](Pass *, Operation *) { return true; },
                         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
-  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel});
+  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, opts.maxWorkspaceBytes});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
@@ -439,9 +439,71 @@ bool buildTrainModule(ModuleOp module, const dlc::CompileOptions::Training &t,
   }
   return true;
 }
+
+/// The arena a module's plan needs with im2col workspaces capped at
+/// `limit` bytes (0: uncapped): the MLIR pipeline on a clone, no LLVM.
+bool trialArena(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit,
+                int64_t &arena, std::string &error) {
+  OwningOpRef<ModuleOp> copy = module.clone();
+  MLIRContext *ctx = module.getContext();
+  FirstDiagnostic first(ctx);
+  PassManager pm(ctx);
+  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, limit});
+  if (failed(pm.run(*copy))) {
+    error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
+    return false;
+  }
+  auto a = copy->lookupSymbol<LLVM::LLVMFuncOp>("main")->getAttrOfType<IntegerAttr>(
+      "dlc.arena_bytes");
+  arena = a ? a.getInt() : 0;
+  return true;
+}
+
+/// --mem-budget: the memory plan is dominated by im2col workspaces (LeNet
+/// at batch 64: 5 MB for conv1's, against 1.2 MB for its output), so the
+/// budget is met by chunking those, largest cap first, halving until the
+/// plan fits. Chunks run the same FLOPs; nothing is recomputed.
+struct BudgetReport {
+  int64_t unconstrained = 0, arena = 0, workspace = 0;
+};
+bool fitBudget(ArrayRef<ModuleOp> modules, const dlc::CompileOptions &opts, BudgetReport &r,
+               std::string &error) {
+  auto arenaWith = [&](int64_t limit, int64_t &arena) {
+    arena = 0;
+    for (ModuleOp m : modules) {
+      int64_t a = 0;
+      if (!trialArena(m, opts, limit, a, error))
+        return false;
+      arena = std::max(arena, a);
+    }
+    return true;
+  };
+  if (!arenaWith(0, r.unconstrained))
+    return false;
+  r.arena = r.unconstrained;
+  for (int64_t limit = opts.memBudget / 2; r.arena > opts.memBudget && limit >= 4096;
+       limit /= 2) {
+    int64_t arena = 0;
+    if (!arenaWith(limit, arena))
+      return false;
+    if (arena < r.arena)
+      r.arena = arena, r.workspace = limit;
+  }
+  if (r.arena > opts.memBudget) {
+    error = "--mem-budget " + std::to_string(opts.memBudget) +
+            " bytes cannot be met: the smallest plan dlc finds needs " +
+            std::to_string(r.arena) + " bytes (im2col workspaces chunked to " +
+            std::to_string(r.workspace) + " bytes; unconstrained " +
+            std::to_string(r.unconstrained) + " bytes)";
+    return false;
+  }
+  return true;
+}
 } // namespace
 
-bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::string &error) {
+bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
+                       std::string &error) {
+  CompileOptions opts = options;
   ModuleOp module = *model.module;
   OwningOpRef<ModuleOp> trainModule;
   TrainSignature trainSig;
@@ -454,6 +516,15 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::st
       return false;
     if (opts.train.loss == "softmax-cross-entropy")
       trainSig.numClasses = model.outputs[0].shape[1];
+  }
+  BudgetReport budget;
+  if (opts.memBudget > 0) {
+    SmallVector<ModuleOp> modules{module};
+    if (trainModule)
+      modules.push_back(*trainModule);
+    if (!fitBudget(modules, opts, budget, error))
+      return false;
+    opts.maxWorkspaceBytes = budget.workspace;
   }
   // --emit at a level before the library shows the train step when training.
   ModuleOp primary = trainModule ? *trainModule : module;
@@ -558,6 +629,12 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &opts, std::st
                        // two alternating copies of parameters and state
                        {"persistent_bytes", 2 * (paramBytes + stateBytes)}};
   }
+  if (opts.memBudget > 0)
+    sig["memory_budget"] = {{"budget_bytes", opts.memBudget},
+                            {"unconstrained_arena_bytes", budget.unconstrained},
+                            {"arena_bytes", arenaBytes},
+                            {"max_workspace_bytes", budget.workspace},
+                            {"extra_flops", 0}};
   sig["opset"] = model.opset;
   sig["graph"] = model.graphName;
   std::string json = sig.dump();

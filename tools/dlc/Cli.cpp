@@ -37,6 +37,19 @@ bool parseNumber(const std::string &s, double &out) {
   return !s.empty() && end && *end == 0;
 }
 
+bool parseBytes(const std::string &s, int64_t &out) {
+  char *end = nullptr;
+  long long v = strtoll(s.c_str(), &end, 10);
+  if (s.empty() || !end || end == s.c_str() || v <= 0)
+    return false;
+  std::string suffix(end);
+  int shift = suffix.empty() ? 0 : suffix == "K" ? 10 : suffix == "M" ? 20 : suffix == "G" ? 30 : -1;
+  if (shift < 0)
+    return false;
+  out = (int64_t)v << shift;
+  return true;
+}
+
 bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,
                      const dlc::CompileOptions &opts, std::string &error) {
   mlir::DialectRegistry registry;

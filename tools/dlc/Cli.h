@@ -19,6 +19,8 @@ int fail(const std::string &msg);
 bool optionValue(int argc, char **argv, int &i, const char *flag, std::string &out);
 /// A whole string as a number.
 bool parseNumber(const std::string &s, double &out);
+/// A byte count: digits with an optional K, M or G suffix (powers of 1024).
+bool parseBytes(const std::string &s, int64_t &out);
 /// Imports and compiles `model` in a fresh MLIR context; false with a
 /// one-line `error` (naming the model) on failure.
 bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,

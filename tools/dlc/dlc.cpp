@@ -36,7 +36,8 @@ int usage() {
           "              [--threads N] [--print-time] [--seed S]\n"
           "  dlc inspect LIB.so\n"
           "  dlc compile MODEL.onnx --train [--loss=softmax-cross-entropy|mse]\n"
-          "              [--optimizer=sgd|adam] [--momentum M] [--weight-decay W] -o TRAIN.so\n"
+          "              [--optimizer=sgd|adam] [--momentum M] [--weight-decay W]\n"
+          "              [--mem-budget BYTES] -o TRAIN.so\n"
           "  dlc train MODEL.onnx|TRAIN.so --dataset fashion-mnist [--lr 0.05] [--batch 64]\n"
           "              [--epochs N] [--seed S] [--save PARAMS.bin] [--threads N] [--log-dir DIR]\n"
           "              [--loss ...] [--optimizer ...] [--momentum M] [--data-dir DIR]\n"
@@ -107,6 +108,10 @@ int compileCommand(int argc, char **argv) {
     } else if (optionValue(argc, argv, i, "--weight-decay", value)) {
       if (!parseNumber(value, opts.train.weightDecay) || opts.train.weightDecay < 0)
         return fail("--weight-decay expects a number >= 0 (got '" + value + "')");
+    } else if (optionValue(argc, argv, i, "--mem-budget", value)) {
+      if (!parseBytes(value, opts.memBudget))
+        return fail("--mem-budget expects a byte count such as 5000000 or 4M (got '" + value +
+                    "')");
     } else if (arg.size() == 3 && arg.rfind("-O", 0) == 0 && arg[2] >= '0' && arg[2] <= '3') {
       opts.optLevel = arg[2] - '0';
     } else if (arg == "--print-ir-after-all") {
@@ -331,6 +336,26 @@ int inspectCommand(int argc, char **argv) {
          "%lld buffers, %d-byte aligned\n",
          (long long)arena, (long long)bound, bound ? (double)arena / bound : 1.0,
          (long long)plan["buffers"].get<int64_t>(), plan["alignment"].get<int>());
+  if (sig.contains("training")) {
+    const auto &t = sig["training"];
+    printf("train step plan: arena %lld bytes, lower bound %lld bytes, %lld buffers; "
+           "persistent region %lld bytes\n",
+           (long long)t["arena_bytes"].get<int64_t>(),
+           (long long)t["lower_bound_bytes"].get<int64_t>(),
+           (long long)t["buffers"].get<int64_t>(),
+           (long long)t["persistent_bytes"].get<int64_t>());
+  }
+  if (sig.contains("memory_budget")) {
+    const auto &b = sig["memory_budget"];
+    int64_t budget = b["budget_bytes"], planned = b["arena_bytes"],
+            free = b["unconstrained_arena_bytes"], cap = b["max_workspace_bytes"];
+    printf("memory budget: %lld bytes; arena %lld bytes without it, %lld with it (%.1f%%, %s); "
+           "im2col workspaces %s; extra FLOPs %lld\n",
+           (long long)budget, (long long)free, (long long)planned,
+           free ? 100.0 * planned / free : 100.0, planned <= budget ? "fits" : "over",
+           cap ? ("chunked to at most " + std::to_string(cap) + " bytes").c_str() : "unchunked",
+           (long long)b["extra_flops"].get<int64_t>());
+  }
   printf("signature: %s\n", sig.dump().c_str());
   return 0;
 }
