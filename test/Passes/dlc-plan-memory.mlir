@@ -25,3 +25,4 @@ func.func @main(%in: memref<1024xf32>, %out: memref<1024xf32>) {
   memref.copy %b, %out : memref<1024xf32> to memref<1024xf32>
   return
 }
+
