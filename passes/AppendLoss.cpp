@@ -50,7 +50,7 @@ struct AppendLossPass : dlc::impl::AppendLossBase<AppendLossPass> {
         out = sm.getInput();
       int64_t n = outType.getDimSize(0), c = outType.getDimSize(1);
       labelType = RankedTensorType::get({n}, b.getI64Type());
-      Value labels = addLabels(func, labelType);
+      Value labels = addRoleArgument(func, labelType, "labels", "labels");
       Value logp = b.create<LogSoftmaxOp>(g.loc, outType, out, b.getI64IntegerAttr(1),
                                           b.getBoolAttr(false));
       SmallVector<int64_t> classes(c);
@@ -64,7 +64,7 @@ struct AppendLossPass : dlc::impl::AppendLossBase<AppendLossPass> {
       result = g.scale(picked, -1.0 / n);
     } else if (loss == "mse") {
       labelType = outType;
-      Value labels = addLabels(func, labelType);
+      Value labels = addRoleArgument(func, labelType, "labels", "labels");
       Value diff = g.sub(out, labels);
       result = g.reduce(g.mul(diff, diff), "mean", {}, /*keepdims=*/false);
     } else {
@@ -73,16 +73,6 @@ struct AppendLossPass : dlc::impl::AppendLossBase<AppendLossPass> {
     b.create<func::ReturnOp>(ret.getLoc(), result);
     ret.erase();
     func.setType(FunctionType::get(&getContext(), func.getArgumentTypes(), result.getType()));
-  }
-
-  Value addLabels(func::FuncOp func, Type type) {
-    unsigned i = func.getNumArguments();
-    OpBuilder b(&getContext());
-    func.insertArgument(i, type,
-                        b.getDictionaryAttr({b.getNamedAttr("dlc.role", b.getStringAttr("labels")),
-                                             b.getNamedAttr("dlc.name", b.getStringAttr("labels"))}),
-                        func.getLoc());
-    return func.getArgument(i);
   }
 
   void fail(func::FuncOp func, const std::string &msg) {

@@ -41,7 +41,7 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     // values follow the loss), then the gradients of the parameters.
     SmallVector<BlockArgument> params, carried;
     for (BlockArgument arg : func.getArguments()) {
-      StringRef r = role(func, arg.getArgNumber());
+      StringRef r = argRole(func, arg.getArgNumber());
       if (r == "parameter")
         params.push_back(arg);
       else if (r == "buffer" || r == "state")
@@ -65,11 +65,11 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     // The runtime passes the rate before all state (dlc-training-mode's too).
     unsigned lrIndex = func.getNumArguments();
     for (BlockArgument arg : carried)
-      if (role(func, arg.getArgNumber()) == "state") {
+      if (argRole(func, arg.getArgNumber()) == "state") {
         lrIndex = arg.getArgNumber();
         break;
       }
-    Value lr = addArg(func, RankedTensorType::get({}, elem), "learning_rate", "learning_rate",
+    Value lr = addRoleArgument(func, RankedTensorType::get({}, elem), "learning_rate", "learning_rate",
                       lrIndex);
 
     OpBuilder b(ret);
@@ -77,12 +77,12 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     // Parameters and buffers keep their argument order; so does carried state.
     SmallVector<Value> newParams, newState;
     for (BlockArgument arg : carried)
-      if (role(func, arg.getArgNumber()) == "state")
+      if (argRole(func, arg.getArgNumber()) == "state")
         newState.push_back(carriedUpdate[arg]);
     DenseMap<Value, Value> updated;
     Value step, bias1, bias2;
     if (optimizer == "adam") {
-      Value t = addArg(func, RankedTensorType::get({}, elem), "adam.step", "state");
+      Value t = addRoleArgument(func, RankedTensorType::get({}, elem), "adam.step", "state");
       step = g.add(t, g.scalar(elem, 1.0));
       newState.push_back(step);
       // 1 - b^t, from the step count the state carries
@@ -98,14 +98,14 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
       if (optimizer == "sgd") {
         Value update = grad;
         if (momentum != 0.0) {
-          Value v = addArg(func, type, name + ".momentum", "state");
+          Value v = addRoleArgument(func, type, name + ".momentum", "state");
           update = g.add(g.scale(v, momentum), grad);
           newState.push_back(update);
         }
         updated[p] = g.sub(p, g.mul(lr, update));
       } else {
-        Value m = addArg(func, type, name + ".adam_m", "state");
-        Value v = addArg(func, type, name + ".adam_v", "state");
+        Value m = addRoleArgument(func, type, name + ".adam_m", "state");
+        Value v = addRoleArgument(func, type, name + ".adam_v", "state");
         Value m1 = g.add(g.scale(m, beta1), g.scale(grad, 1.0 - beta1));
         Value v1 = g.add(g.scale(v, beta2), g.scale(g.mul(grad, grad), 1.0 - beta2));
         Value denom = g.add(g.same<SqrtOp>(g.div(v1, bias2)), g.scalar(elem, epsilon));
@@ -115,7 +115,7 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
       }
     }
     for (BlockArgument arg : func.getArguments()) {
-      StringRef r = role(func, arg.getArgNumber());
+      StringRef r = argRole(func, arg.getArgNumber());
       if (r == "parameter")
         newParams.push_back(updated[arg]);
       else if (r == "buffer")
@@ -130,22 +130,6 @@ struct ApplyOptimizerPass : dlc::impl::ApplyOptimizerBase<ApplyOptimizerPass> {
     ret.erase();
     func.setType(FunctionType::get(&getContext(), func.getArgumentTypes(),
                                    ValueRange(results).getTypes()));
-  }
-
-  static StringRef role(func::FuncOp func, unsigned i) {
-    auto a = func.getArgAttrOfType<StringAttr>(i, "dlc.role");
-    return a ? a.getValue() : "";
-  }
-
-  Value addArg(func::FuncOp func, Type type, const std::string &name, StringRef role,
-               std::optional<unsigned> at = std::nullopt) {
-    unsigned i = at.value_or(func.getNumArguments());
-    OpBuilder b(&getContext());
-    func.insertArgument(i, type,
-                        b.getDictionaryAttr({b.getNamedAttr("dlc.role", b.getStringAttr(role)),
-                                             b.getNamedAttr("dlc.name", b.getStringAttr(name))}),
-                        func.getLoc());
-    return func.getArgument(i);
   }
 };
 } // namespace

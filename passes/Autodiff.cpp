@@ -218,8 +218,7 @@ struct AutodiffPass : dlc::impl::AutodiffBase<AutodiffPass> {
     Value loss = ret.getOperand(0);
     SmallVector<BlockArgument> params;
     for (BlockArgument arg : func.getArguments())
-      if (auto role = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.role");
-          role && role.getValue() == "parameter")
+      if (argRole(func, arg.getArgNumber()) == "parameter")
         params.push_back(arg);
 
     // Activity: varied (depends on a parameter) and useful (the loss depends on it).

@@ -79,55 +79,40 @@ struct ChunkLargeConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (kk == 1 || n * c * kk * p * bytes <= limit) // 1x1: no im2col buffer
       return failure();
     bool byBatch = n > 1;
-    int64_t dim = byBatch ? n : c, perUnit = (byBatch ? c : n) * kk * p * bytes;
-    int64_t chunk = 1;
-    for (int64_t d = dim; d >= 1; --d)
-      if (dim % d == 0 && d * perUnit <= limit) {
-        chunk = d;
-        break;
-      }
+    int64_t dim = byBatch ? n : c;
+    int64_t chunk = dlc::chunkThatFits(dim, (byBatch ? c : n) * kk * p * bytes, limit);
     if (chunk == dim)
       return failure();
 
     Location loc = conv.getLoc();
     Value x = conv.getInputs()[0], filter = conv.getInputs()[1], init = conv.getOutputs()[0];
-    auto idx = [&](int64_t v) { return r.create<arith::ConstantIndexOp>(loc, v); };
-    auto slice = [&](OpBuilder &b, Value v, unsigned d, Value offset) {
-      auto t = cast<RankedTensorType>(v.getType());
-      SmallVector<OpFoldResult> offs(t.getRank(), b.getIndexAttr(0)), sizes, strides;
-      for (int64_t s : t.getShape())
-        sizes.push_back(b.getIndexAttr(s)), strides.push_back(b.getIndexAttr(1));
-      offs[d] = offset;
-      sizes[d] = b.getIndexAttr(chunk);
-      return b.create<tensor::ExtractSliceOp>(loc, v, offs, sizes, strides).getResult();
+    auto chunkConv = [&](OpBuilder &b, Location l, ValueRange ins, Value into) {
+      auto pc = b.create<linalg::Conv2DNchwFchwOp>(l, into.getType(), ins, into,
+                                                   conv.getStrides(), conv.getDilations());
+      pc->setAttr(kChunked, b.getUnitAttr());
+      return pc.getResult(0);
     };
-    auto loop = r.create<scf::ForOp>(
-        loc, idx(0), idx(dim), idx(chunk), ValueRange{init},
-        [&](OpBuilder &b, Location l, Value at, ValueRange acc) {
-          Value part;
-          if (byBatch) {
-            Value o = slice(b, acc[0], 0, at);
-            auto pc = b.create<linalg::Conv2DNchwFchwOp>(
-                l, o.getType(), ValueRange{slice(b, x, 0, at), filter}, o,
-                conv.getStrides(), conv.getDilations());
-            pc->setAttr(kChunked, b.getUnitAttr());
-            auto ot = cast<RankedTensorType>(o.getType());
-            SmallVector<OpFoldResult> offs(4, b.getIndexAttr(0)), sizes, strides;
-            for (int64_t s : ot.getShape())
-              sizes.push_back(b.getIndexAttr(s)), strides.push_back(b.getIndexAttr(1));
-            offs[0] = at;
-            part = b.create<tensor::InsertSliceOp>(l, pc.getResult(0), acc[0], offs, sizes,
-                                                   strides);
-          } else {
-            auto pc = b.create<linalg::Conv2DNchwFchwOp>(
-                l, acc[0].getType(), ValueRange{slice(b, x, 1, at), slice(b, filter, 1, at)},
-                acc[0], conv.getStrides(), conv.getDilations());
-            pc->setAttr(kChunked, b.getUnitAttr());
-            part = pc.getResult(0);
-          }
-          b.create<scf::YieldOp>(l, part);
-        });
-    r.replaceOp(conv, loop.getResult(0));
+    Value result;
+    if (byBatch) {
+      result = dlc::forEachBatchChunk(
+          r, loc, init, chunk, [&](OpBuilder &b, Location l, Value at, Value acc) {
+            return chunkConv(b, l, {dlc::sliceAlong(b, l, x, 0, at, chunk), filter},
+                             dlc::sliceAlong(b, l, acc, 0, at, chunk));
+          });
+    } else {
+      auto idx = [&](int64_t v) { return r.create<arith::ConstantIndexOp>(loc, v); };
+      result = r.create<scf::ForOp>(
+                    loc, idx(0), idx(dim), idx(chunk), ValueRange{init},
+                    [&](OpBuilder &b, Location l, Value at, ValueRange acc) {
+                      b.create<scf::YieldOp>(
+                          l, chunkConv(b, l,
+                                       {dlc::sliceAlong(b, l, x, 1, at, chunk),
+                                        dlc::sliceAlong(b, l, filter, 1, at, chunk)},
+                                       acc[0]));
+                    })
+                   .getResult(0);
+    }
+    r.replaceOp(conv, result);
     return success();
   }
 };

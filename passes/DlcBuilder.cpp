@@ -62,3 +62,19 @@ Value DlcBuilder::sumTo(Value g, ArrayRef<int64_t> shape) {
   Value summed = axes.empty() ? g : reduce(g, "sum", axes, /*keepdims=*/true);
   return reshape(summed, shape);
 }
+
+StringRef dlc::argRole(func::FuncOp func, unsigned index) {
+  auto role = func.getArgAttrOfType<StringAttr>(index, "dlc.role");
+  return role ? role.getValue() : "";
+}
+
+BlockArgument dlc::addRoleArgument(func::FuncOp func, Type type, StringRef name,
+                                   StringRef role, std::optional<unsigned> index) {
+  unsigned i = index.value_or(func.getNumArguments());
+  Builder b(func.getContext());
+  func.insertArgument(i, type,
+                      b.getDictionaryAttr({b.getNamedAttr("dlc.role", b.getStringAttr(role)),
+                                           b.getNamedAttr("dlc.name", b.getStringAttr(name))}),
+                      func.getLoc());
+  return func.getArgument(i);
+}

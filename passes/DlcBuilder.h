@@ -10,6 +10,8 @@
 
 #include "dialects/DlcDialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -61,6 +63,13 @@ struct DlcBuilder {
   /// Sums `g` (a broadcast result) down to `shape`, numpy's broadcast undone.
   mlir::Value sumTo(mlir::Value g, llvm::ArrayRef<int64_t> shape);
 };
+/// The training passes tag main's arguments with dlc.role (input, parameter,
+/// buffer, labels, learning_rate, state) and dlc.name. "" when untagged.
+llvm::StringRef argRole(mlir::func::FuncOp func, unsigned index);
+/// Inserts a tagged argument at `index` (default: last) and returns it.
+mlir::BlockArgument addRoleArgument(mlir::func::FuncOp func, mlir::Type type,
+                                    llvm::StringRef name, llvm::StringRef role,
+                                    std::optional<unsigned> index = std::nullopt);
 } // namespace dlc
 
 #endif

@@ -2,6 +2,7 @@
 #include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
 
 namespace dlc {
@@ -200,6 +201,46 @@ Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
   for (double v : inv)
     values.push_back(b.getFloatAttr(elem, v));
   return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(tableType, values));
+}
+
+int64_t chunkThatFits(int64_t dim, int64_t perUnit, int64_t limit) {
+  for (int64_t d = dim; d > 1; --d)
+    if (dim % d == 0 && d * perUnit <= limit)
+      return d;
+  return 1;
+}
+
+Value sliceAlong(OpBuilder &b, Location loc, Value v, int64_t dim, OpFoldResult offset,
+                 int64_t size) {
+  auto t = tensorType(v);
+  SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0)), sizes,
+      strides(t.getRank(), b.getIndexAttr(1));
+  for (int64_t s : t.getShape())
+    sizes.push_back(b.getIndexAttr(s));
+  offsets[dim] = offset;
+  sizes[dim] = b.getIndexAttr(size);
+  return b.create<tensor::ExtractSliceOp>(loc, v, offsets, sizes, strides);
+}
+
+Value forEachBatchChunk(OpBuilder &b, Location loc, Value init, int64_t chunk,
+                        function_ref<Value(OpBuilder &, Location, Value, Value)> part) {
+  auto t = tensorType(init);
+  auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+  auto loop = b.create<scf::ForOp>(
+      loc, idx(0), idx(t.getDimSize(0)), idx(chunk), ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value at, ValueRange acc) {
+        Value result = part(nb, l, at, acc[0]);
+        auto rt = tensorType(result);
+        SmallVector<OpFoldResult> offsets(rt.getRank(), nb.getIndexAttr(0)), sizes,
+            strides(rt.getRank(), nb.getIndexAttr(1));
+        for (int64_t s : rt.getShape())
+          sizes.push_back(nb.getIndexAttr(s));
+        offsets[0] = at;
+        nb.create<scf::YieldOp>(
+            l, nb.create<tensor::InsertSliceOp>(l, result, acc[0], offsets, sizes, strides)
+                   .getResult());
+      });
+  return loop.getResult(0);
 }
 
 } // namespace dlc

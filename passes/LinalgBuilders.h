@@ -79,6 +79,18 @@ Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
                           ArrayRef<int64_t> inShape, ArrayRef<int64_t> k, ArrayRef<int64_t> s,
                           ArrayRef<int64_t> p, ArrayRef<int64_t> d, bool countIncludePad);
 
+/// Workspace chunking (--mem-budget): the largest divisor of `dim` whose
+/// chunk, at `perUnit` bytes per unit, is at most `limit` bytes (1 if none).
+int64_t chunkThatFits(int64_t dim, int64_t perUnit, int64_t limit);
+/// `v`'s slice [offset, offset + size) along `dim`, other dims whole.
+Value sliceAlong(OpBuilder &b, Location loc, Value v, int64_t dim, OpFoldResult offset,
+                 int64_t size);
+/// An scf.for over chunks of `chunk` along dim 0 of `init`'s shape: each
+/// iteration's `part(offset, whole so far)` is inserted at `offset`;
+/// returns the whole.
+Value forEachBatchChunk(OpBuilder &b, Location loc, Value init, int64_t chunk,
+                        function_ref<Value(OpBuilder &, Location, Value, Value)> part);
+
 /// Patterns for the gradient ops (conv_grad_input, conv_grad_weight,
 /// max_pool_grad, average_pool_grad), added to dlc-lower-to-linalg.
 void populateGradientLoweringPatterns(RewritePatternSet &patterns,

@@ -103,6 +103,38 @@ WindowTap windowTap(OpBuilder &nb, Location l, ArrayRef<int64_t> tap, ArrayRef<i
   return t;
 }
 
+/// What one window tap (i, j) adds at an input position: `value`, where the
+/// tap is valid and `take` (null: always) holds.
+struct TapContribution {
+  Value value, take;
+};
+using TapFn = function_ref<TapContribution(OpBuilder &, Location, const WindowTap &,
+                                           int64_t i, int64_t j)>;
+
+/// The col2im-shaped gather all three window gradients are: an all-parallel
+/// generic over `outType` (NCHW) summing, over the K0 x K1 window unrolled,
+/// each tap's contribution from the output position it reaches. All-parallel,
+/// so tile-and-vectorize shares rows among threads (reduction loops would
+/// stay serial).
+Value sumOverWindowTaps(OpBuilder &b, Location loc, RankedTensorType outType,
+                        ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
+                        ArrayRef<int64_t> d, ArrayRef<int64_t> outDims, TapFn contribution) {
+  Type elem = outType.getElementType();
+  return buildParallelGeneric(
+      b, loc, outType, ValueRange{}, {}, [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+        Value zero = scalarConst(nb, l, elem, 0.0), acc = zero;
+        for (int64_t i = 0; i < k[0]; ++i)
+          for (int64_t j = 0; j < k[1]; ++j) {
+            WindowTap tap = windowTap(nb, l, {i, j}, s, p, d, outDims);
+            TapContribution c = contribution(nb, l, tap, i, j);
+            Value take = c.take ? nb.create<arith::AndIOp>(l, tap.valid, c.take) : tap.valid;
+            acc = nb.create<arith::AddFOp>(l, acc,
+                                           nb.create<arith::SelectOp>(l, take, c.value, zero));
+          }
+        return acc;
+      });
+}
+
 /// Gradient of one group's conv input: dy [N,O,OH,OW], w [O,C,KH,KW] ->
 /// [N,C,H,W], as a GEMM and a col2im:
 ///   cols[n, (c,i,j), q] = sum_o w[o, (c,i,j)] dy[n, o, q]
@@ -125,27 +157,20 @@ Value convGradInputGroup(OpBuilder &b, Location loc, Value dy, Value w, int64_t 
   auto colsType = RankedTensorType::get({n, ckk, oh * ow}, elem);
   Value cols = weightTimesBatch(b, loc, wt, dy3, filled(b, loc, colsType, 0.0));
 
-  // All-parallel over dx, the window unrolled in the body: tile-and-vectorize
-  // then shares rows among threads (reduction loops would stay serial).
   auto outType = RankedTensorType::get({n, c, h, wd}, elem);
-  return buildParallelGeneric(
-      b, loc, outType, ValueRange{}, {}, [&](OpBuilder &nb, Location l, ValueRange) -> Value {
-        auto idx = [&](int64_t dim) -> Value { return nb.create<linalg::IndexOp>(l, dim); };
-        auto cst = [&](int64_t k) -> Value { return nb.create<arith::ConstantIndexOp>(l, k); };
-        Value acc = scalarConst(nb, l, elem, 0.0);
-        Value rowBase = nb.create<arith::MulIOp>(l, idx(1), cst(kh * kw));
-        for (int64_t i = 0; i < kh; ++i)
-          for (int64_t j = 0; j < kw; ++j) {
-            WindowTap tap = windowTap(nb, l, {i, j}, s, p, d, {oh, ow});
-            Value row = nb.create<arith::AddIOp>(l, rowBase, cst(i * kw + j));
-            Value col = nb.create<arith::AddIOp>(
-                l, nb.create<arith::MulIOp>(l, tap.pos[0], cst(ow)), tap.pos[1]);
-            Value g = nb.create<tensor::ExtractOp>(l, cols, ValueRange{idx(0), row, col});
-            acc = nb.create<arith::AddFOp>(
-                l, acc,
-                nb.create<arith::SelectOp>(l, tap.valid, g, scalarConst(nb, l, elem, 0.0)));
-          }
-        return acc;
+  return sumOverWindowTaps(
+      b, loc, outType, {kh, kw}, s, p, d, {oh, ow},
+      [&](OpBuilder &nb, Location l, const WindowTap &tap, int64_t i,
+          int64_t j) -> TapContribution {
+        auto cst = [&](int64_t v) -> Value { return nb.create<arith::ConstantIndexOp>(l, v); };
+        Value row = nb.create<arith::AddIOp>(
+            l, nb.create<arith::MulIOp>(l, nb.create<linalg::IndexOp>(l, 1), cst(kh * kw)),
+            cst(i * kw + j));
+        Value col = nb.create<arith::AddIOp>(
+            l, nb.create<arith::MulIOp>(l, tap.pos[0], cst(ow)), tap.pos[1]);
+        return {nb.create<tensor::ExtractOp>(
+                    l, cols, ValueRange{nb.create<linalg::IndexOp>(l, 0), row, col}),
+                nullptr};
       });
 }
 
@@ -198,31 +223,14 @@ Value convGradInputChunked(OpBuilder &b, Location loc, Value dy, Value w, int64_
   int64_t n = dyT.getDimSize(0), c = wT.getDimSize(1);
   int64_t perSample = c * wT.getDimSize(2) * wT.getDimSize(3) * dyT.getDimSize(2) *
                       dyT.getDimSize(3) * std::max<int64_t>(1, dyT.getElementTypeBitWidth() / 8);
-  int64_t chunk = n;
-  if (limit > 0)
-    for (chunk = n; chunk > 1 && (n % chunk != 0 || chunk * perSample > limit); --chunk) {
-    }
+  int64_t chunk = limit > 0 ? chunkThatFits(n, perSample, limit) : n;
   if (chunk == n)
     return convGradInputGroup(b, loc, dy, w, h, wd, s, p, d);
-  auto outType = RankedTensorType::get({n, c, h, wd}, dyT.getElementType());
-  Value init = b.create<tensor::EmptyOp>(loc, outType.getShape(), outType.getElementType());
-  auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
-  auto loop = b.create<scf::ForOp>(
-      loc, idx(0), idx(n), idx(chunk), ValueRange{init},
-      [&](OpBuilder &nb, Location l, Value at, ValueRange acc) {
-        SmallVector<OpFoldResult> offs(4, nb.getIndexAttr(0)), sizes, ones(4, nb.getIndexAttr(1));
-        for (int64_t v : dyT.getShape())
-          sizes.push_back(nb.getIndexAttr(v));
-        offs[0] = at;
-        sizes[0] = nb.getIndexAttr(chunk);
-        Value part = nb.create<tensor::ExtractSliceOp>(l, dy, offs, sizes, ones);
-        Value dx = convGradInputGroup(nb, l, part, w, h, wd, s, p, d);
-        SmallVector<OpFoldResult> outSizes{nb.getIndexAttr(chunk), nb.getIndexAttr(c),
-                                           nb.getIndexAttr(h), nb.getIndexAttr(wd)};
-        nb.create<scf::YieldOp>(
-            l, nb.create<tensor::InsertSliceOp>(l, dx, acc[0], offs, outSizes, ones).getResult());
-      });
-  return loop.getResult(0);
+  Value init = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{n, c, h, wd},
+                                         dyT.getElementType());
+  return forEachBatchChunk(b, loc, init, chunk, [&](OpBuilder &nb, Location l, Value at, Value) {
+    return convGradInputGroup(nb, l, sliceAlong(nb, l, dy, 0, at, chunk), w, h, wd, s, p, d);
+  });
 }
 
 struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
@@ -308,24 +316,16 @@ struct MaxPoolGradLowering : OpConversionPattern<dlc::MaxPoolGradOp> {
     Value dy = a.getGradOutput();
 
     // 2. Per input position: the sum over the windows whose maximum it is.
-    Value grad = buildParallelGeneric(
-        r, loc, inType, ValueRange{}, {}, [&](OpBuilder &b, Location l, ValueRange) -> Value {
-          auto idx = [&](int64_t dim) -> Value { return b.create<linalg::IndexOp>(l, dim); };
-          Value acc = scalarConst(b, l, elem, 0.0);
-          for (int64_t i = 0; i < k[0]; ++i)
-            for (int64_t j = 0; j < k[1]; ++j) {
-              WindowTap tap = windowTap(b, l, {i, j}, s, p, d, {oh, ow});
-              SmallVector<Value> c4{idx(0), idx(1), tap.pos[0], tap.pos[1]};
-              Value winner = b.create<tensor::ExtractOp>(l, best, c4);
-              Value mine = b.create<arith::CmpIOp>(
-                  l, arith::CmpIPredicate::eq, winner,
-                  b.create<arith::ConstantIntOp>(l, i * k[1] + j, 64));
-              Value g = b.create<tensor::ExtractOp>(l, dy, c4);
-              Value take = b.create<arith::AndIOp>(l, tap.valid, mine);
-              acc = b.create<arith::AddFOp>(
-                  l, acc, b.create<arith::SelectOp>(l, take, g, scalarConst(b, l, elem, 0.0)));
-            }
-          return acc;
+    Value grad = sumOverWindowTaps(
+        r, loc, inType, k, s, p, d, {oh, ow},
+        [&](OpBuilder &b, Location l, const WindowTap &tap, int64_t i,
+            int64_t j) -> TapContribution {
+          SmallVector<Value> c4{b.create<linalg::IndexOp>(l, 0), b.create<linalg::IndexOp>(l, 1),
+                                tap.pos[0], tap.pos[1]};
+          Value winner = b.create<tensor::ExtractOp>(l, best, c4);
+          Value mine = b.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, winner,
+                                               b.create<arith::ConstantIntOp>(l, i * k[1] + j, 64));
+          return {b.create<tensor::ExtractOp>(l, dy, c4), mine};
         });
     r.replaceOp(op, grad);
     return success();
@@ -340,32 +340,23 @@ struct AveragePoolGradLowering : OpConversionPattern<dlc::AveragePoolGradOp> {
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
     auto inType = tensorType(op.getResult()), dyType = tensorType(a.getGradOutput());
-    Type elem = inType.getElementType();
     ArrayRef<int64_t> k = op.getKernelShape(), s = op.getStrides(), p = op.getPads(),
                       d = op.getDilations();
     int64_t oh = dyType.getDimSize(2), ow = dyType.getDimSize(3);
     Value inverse = poolInverseDivisors(r, loc, dyType, inType.getShape(), k, s, p, d,
                                         op.getCountIncludePad());
     Value dy = a.getGradOutput();
-    r.replaceOp(op, buildParallelGeneric(
-                        r, loc, inType, ValueRange{}, {},
-                        [&](OpBuilder &b, Location l, ValueRange) -> Value {
-                          auto idx = [&](int64_t dim) -> Value {
-                            return b.create<linalg::IndexOp>(l, dim);
-                          };
-                          Value zero = scalarConst(b, l, elem, 0.0), acc = zero;
-                          for (int64_t i = 0; i < k[0]; ++i)
-                            for (int64_t j = 0; j < k[1]; ++j) {
-                              WindowTap tap = windowTap(b, l, {i, j}, s, p, d, {oh, ow});
-                              Value g = b.create<tensor::ExtractOp>(
-                                  l, dy, ValueRange{idx(0), idx(1), tap.pos[0], tap.pos[1]});
-                              Value w = b.create<tensor::ExtractOp>(
-                                  l, inverse, ValueRange{tap.pos[0], tap.pos[1]});
-                              Value share = b.create<arith::MulFOp>(l, g, w);
-                              acc = b.create<arith::AddFOp>(
-                                  l, acc, b.create<arith::SelectOp>(l, tap.valid, share, zero));
-                            }
-                          return acc;
+    r.replaceOp(op, sumOverWindowTaps(
+                        r, loc, inType, k, s, p, d, {oh, ow},
+                        [&](OpBuilder &b, Location l, const WindowTap &tap, int64_t,
+                            int64_t) -> TapContribution {
+                          Value g = b.create<tensor::ExtractOp>(
+                              l, dy, ValueRange{b.create<linalg::IndexOp>(l, 0),
+                                                b.create<linalg::IndexOp>(l, 1), tap.pos[0],
+                                                tap.pos[1]});
+                          Value w = b.create<tensor::ExtractOp>(
+                              l, inverse, ValueRange{tap.pos[0], tap.pos[1]});
+                          return {b.create<arith::MulFOp>(l, g, w), nullptr};
                         }));
     return success();
   }

@@ -26,12 +26,12 @@ using namespace mlir;
 using namespace dlc;
 
 namespace {
+/// The role of `v` when it is one of main's arguments.
 StringRef roleOf(func::FuncOp func, Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   if (!arg || arg.getOwner()->getParentOp() != func.getOperation())
     return "";
-  auto role = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "dlc.role");
-  return role ? role.getValue() : "";
+  return argRole(func, arg.getArgNumber());
 }
 
 struct TrainingModePass : dlc::impl::TrainingModeBase<TrainingModePass> {
@@ -86,14 +86,9 @@ struct TrainingModePass : dlc::impl::TrainingModeBase<TrainingModePass> {
     }
 
     if (!dropouts.empty()) {
-      unsigned i = func.getNumArguments();
-      OpBuilder ab(&getContext());
-      func.insertArgument(
-          i, RankedTensorType::get({}, ab.getI64Type()),
-          ab.getDictionaryAttr({ab.getNamedAttr("dlc.role", ab.getStringAttr("state")),
-                                ab.getNamedAttr("dlc.name", ab.getStringAttr("rng.step"))}),
-          func.getLoc());
-      Value step = func.getArgument(i);
+      Value step = addRoleArgument(
+          func, RankedTensorType::get({}, IntegerType::get(&getContext(), 64)), "rng.step",
+          "state");
       for (DropoutOp op : dropouts) {
         OpBuilder b(op);
         DlcBuilder g{b, op.getLoc()};

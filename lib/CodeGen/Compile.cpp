@@ -453,8 +453,8 @@ bool trialArena(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit,
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
   }
-  auto a = copy->lookupSymbol<LLVM::LLVMFuncOp>("main")->getAttrOfType<IntegerAttr>(
-      "dlc.arena_bytes");
+  auto mainFn = copy->lookupSymbol<LLVM::LLVMFuncOp>("main");
+  auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>("dlc.arena_bytes") : IntegerAttr();
   arena = a ? a.getInt() : 0;
   return true;
 }

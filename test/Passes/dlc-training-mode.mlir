@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s --split-input-file --dlc-training-mode | FileCheck %s
+// RUN: %dlc-opt %s --split-input-file --dlc-training-mode --verify-diagnostics | FileCheck %s
 
 // BatchNormalization normalizes with the batch's mean and biased variance
 // (over N, H, W); the running statistics (dlc.role = "buffer") get
@@ -46,5 +46,20 @@ func.func @main(%x: tensor<8xf32> {dlc.role = "input", dlc.name = "x"},
   %0 = dlc.mul %x, %w : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
   %1 = dlc.dropout %0 {ratio = 0.25 : f32, seed = 7 : i64} : tensor<8xf32>
   %2 = dlc.reduce %1 {axes = array<i64>, keepdims = false, kind = "sum"} : tensor<8xf32> -> tensor<f32>
+  return %2 : tensor<f32>
+}
+
+// -----
+
+// Two BatchNormalization nodes cannot both update one running statistic.
+func.func @main(%x: tensor<2x3xf32> {dlc.role = "input", dlc.name = "x"},
+                %s: tensor<3xf32> {dlc.role = "parameter", dlc.name = "s"},
+                %b: tensor<3xf32> {dlc.role = "parameter", dlc.name = "b"},
+                %m: tensor<3xf32> {dlc.role = "buffer", dlc.name = "bn.mean"},
+                %v: tensor<3xf32> {dlc.role = "buffer", dlc.name = "bn.var"}) -> tensor<f32> {
+  %0 = dlc.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // expected-error@+1 {{running statistic 'bn.mean' is shared by two BatchNormalization nodes}}
+  %1 = dlc.batch_norm %0, %s, %b, %m, %v {epsilon = 1.0e-05 : f32} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %2 = dlc.reduce %1 {axes = array<i64>, keepdims = false, kind = "sum"} : tensor<2x3xf32> -> tensor<f32>
   return %2 : tensor<f32>
 }
