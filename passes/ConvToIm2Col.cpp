@@ -54,6 +54,47 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   }
 };
 
+/// A KHxKW conv as im2col + GEMM, the columns from dlc::im2colColumns.
+/// (Upstream's im2col gathers along the flattened OH*OW, with a vector
+/// div/rem per element and no contiguous loads.)
+struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
+                                PatternRewriter &r) const override {
+    if (!conv.hasPureTensorSemantics())
+      return failure();
+    auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+    auto w = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    if (!in.hasStaticShape() || !w.hasStaticShape() || !out.hasStaticShape())
+      return failure();
+    Location loc = conv.getLoc();
+    int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = w.getDimSize(0);
+    int64_t kh = w.getDimSize(2), kw = w.getDimSize(3);
+    int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+    SmallVector<int64_t> s(conv.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> d(conv.getDilations().getValues<int64_t>());
+    Type elem = out.getElementType();
+    Value x = conv.getInputs()[0];
+
+    Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d);
+    int64_t ckk = c * kh * kw, p = oh * ow;
+    Value colGemm = r.create<tensor::CollapseShapeOp>(
+        loc, RankedTensorType::get({n, ckk, p}, elem), col,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value wf = r.create<tensor::CollapseShapeOp>(loc, RankedTensorType::get({f, ckk}, elem),
+                                                 conv.getInputs()[1],
+                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value acc = r.create<tensor::CollapseShapeOp>(
+        loc, RankedTensorType::get({n, f, p}, elem), conv.getOutputs()[0],
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    Value gemm = dlc::weightTimesBatch(r, loc, wf, colGemm, acc);
+    r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
+                                                ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return success();
+  }
+};
+
 /// Marks a conv that already runs in chunks.
 constexpr llvm::StringLiteral kChunked = "dlc.chunked";
 
@@ -127,13 +168,12 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(chunking))))
         return signalPassFailure();
     }
-    // Upstream's rewrite covers conv_2d_nchw_fchw (and the NHWC forms): the
-    // gather becomes its own linalg.generic, the GEMM a contraction generic
+    // The gather is its own linalg.generic, the GEMM a contraction generic
     // that dlc-tile-and-vectorize tiles like any matmul. Pointwise convs
     // skip the gather (higher benefit).
     RewritePatternSet patterns(&getContext());
     patterns.add<PointwiseConvToGemm>(&getContext(), /*benefit=*/2);
-    linalg::populateConvertConv2DToImg2ColPatterns(patterns);
+    patterns.add<Im2ColConv>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -174,6 +174,122 @@ Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init)
               })
       .getResult(0);
 }
+Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
+                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d) {
+  auto in = tensorType(xp);
+  Type elem = in.getElementType();
+  SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1), kh, kw, oh, ow};
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, elem);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(6)};
+  SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, empty.getType(), ValueRange{}, empty, maps, iters,
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            auto index = [&](int64_t dim) -> Value { return nb.create<linalg::IndexOp>(l, dim); };
+            // k * dilation + o * stride, as index arithmetic the vectorizer
+            // analyses (contiguous when the stride is 1). The o term goes
+            // last: LLVM 19's contiguity check keeps only the last
+            // linalg.index it visits.
+            auto at = [&](int64_t o, int64_t k, int64_t stride, int64_t dil) -> Value {
+              auto scaled = [&](int64_t dim, int64_t by) -> Value {
+                Value i = index(dim);
+                return by == 1 ? i
+                               : nb.create<arith::MulIOp>(
+                                     l, i, nb.create<arith::ConstantIndexOp>(l, by));
+              };
+              return nb.create<arith::AddIOp>(l, scaled(k, dil), scaled(o, stride));
+            };
+            Value v = nb.create<tensor::ExtractOp>(
+                l, xp, ValueRange{index(0), index(1), at(4, 2, s[0], d[0]), at(5, 3, s[1], d[1])});
+            nb.create<linalg::YieldOp>(l, v);
+          })
+      .getResult(0);
+}
+
+int64_t reductionLanes(int64_t size, int64_t vectorWidth) {
+  for (int64_t lanes : {vectorWidth, vectorWidth / 2})
+    if (lanes > 1 && size % lanes == 0 && size >= 2 * lanes)
+      return lanes;
+  return 0;
+}
+
+Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
+                         ArrayRef<AffineMap> inputMaps, AffineMap outMap,
+                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term) {
+  MLIRContext *ctx = b.getContext();
+  auto partialType = tensorType(partialInit);
+  int64_t lanes = partialType.getShape().back();
+  unsigned rank = iters.size(), inner = rank - 1;
+  AffineExpr block = b.getAffineDimExpr(inner), lane = b.getAffineDimExpr(rank);
+  // Inputs: the innermost dim R viewed as [R / lanes, lanes].
+  SmallVector<Value> split;
+  SmallVector<AffineMap> maps;
+  for (auto [v, map] : llvm::zip(inputs, inputMaps)) {
+    auto t = tensorType(v);
+    SmallVector<int64_t> shape(t.getShape());
+    shape.back() /= lanes;
+    shape.push_back(lanes);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i + 1 < t.getRank(); ++i)
+      groups.push_back({i});
+    groups.push_back({t.getRank() - 1, t.getRank()});
+    split.push_back(b.create<tensor::ExpandShapeOp>(loc, t.clone(shape), v, groups));
+    SmallVector<AffineExpr> exprs(map.getResults());
+    exprs.back() = block;
+    exprs.push_back(lane);
+    maps.push_back(AffineMap::get(rank + 1, 0, exprs, ctx));
+  }
+  SmallVector<AffineExpr> outExprs(outMap.getResults());
+  outExprs.push_back(lane);
+  maps.push_back(AffineMap::get(rank + 1, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> partialIters(iters);
+  partialIters.push_back(utils::IteratorType::parallel);
+  Value partial =
+      b.create<linalg::GenericOp>(
+           loc, partialType, split, partialInit, maps, partialIters,
+           [&](OpBuilder &nb, Location l, ValueRange v) {
+             Value t = term(nb, l, v.drop_back());
+             nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v.back(), t)});
+           })
+          .getResult(0);
+  return partial;
+}
+
+Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init) {
+  auto initType = tensorType(init);
+  unsigned outRank = initType.getRank();
+  SmallVector<utils::IteratorType> finalIters(outRank, utils::IteratorType::parallel);
+  finalIters.push_back(utils::IteratorType::reduction);
+  SmallVector<AffineExpr> kept;
+  for (unsigned i = 0; i < outRank; ++i)
+    kept.push_back(b.getAffineDimExpr(i));
+  SmallVector<AffineMap> finalMaps{b.getMultiDimIdentityMap(outRank + 1),
+                                   AffineMap::get(outRank + 1, 0, kept, b.getContext())};
+  return b
+      .create<linalg::GenericOp>(loc, initType, partial, init, finalMaps, finalIters,
+                                 [](OpBuilder &nb, Location l, ValueRange v) {
+                                   nb.create<linalg::YieldOp>(
+                                       l, ValueRange{nb.create<arith::AddFOp>(l, v[1], v[0])});
+                                 })
+      .getResult(0);
+}
+
+Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes) {
+  auto t = tensorType(init);
+  SmallVector<int64_t> shape(t.getShape());
+  shape.push_back(lanes);
+  return filled(b, loc, t.clone(shape), 0.0);
+}
+
+Value sumInLanes(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                 AffineMap outMap, ArrayRef<utils::IteratorType> iters, Value init,
+                 int64_t lanes, BodyFn term) {
+  Value partial = partialSumsInLanes(b, loc, inputs, inputMaps, outMap, iters,
+                                     lanePartialInit(b, loc, init, lanes), term);
+  return addLaneSums(b, loc, partial, init);
+}
+
 Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,
                           ArrayRef<int64_t> inShape, ArrayRef<int64_t> k,
                           ArrayRef<int64_t> s, ArrayRef<int64_t> p, ArrayRef<int64_t> d,

@@ -71,6 +71,37 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
 /// tile-and-vectorize tiles like a matmul.
 Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
 
+/// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
+/// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
+/// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with
+/// stride 1 each row is a contiguous read of xp (plain vector loads).
+Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
+                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d);
+
+/// `init` + the sum, over the reduction dims of `iters`, of `term(inputs)`,
+/// for a reduction whose innermost loop dim (a reduction, the last index of
+/// every input map) has a size divisible by `lanes`: that dim is split into
+/// steps of `lanes` lanes, partial sums [init's shape..., lanes] are kept per
+/// lane (vectors: dlc-tile-and-vectorize's lane tiling), and one sum over the
+/// lanes ends it. Reductions over a contiguous innermost dim thus vectorize
+/// instead of staying scalar.
+Value sumInLanes(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                 AffineMap outMap, ArrayRef<utils::IteratorType> iters, Value init,
+                 int64_t lanes, BodyFn term);
+/// sumInLanes in parts, for sums accumulated over several ops (chunks):
+/// zeros [init's shape..., lanes]; `partialInit` + one op's lane sums;
+/// `init` + the sum over the lanes.
+Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes);
+Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
+                         ArrayRef<AffineMap> inputMaps, AffineMap outMap,
+                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term);
+Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init);
+
+/// The lane count for sumInLanes over an innermost reduction of `size`
+/// elements: a full vector of the target (`vectorWidth`) or half of one,
+/// whichever divides it; 0 when neither does or the dim is short.
+int64_t reductionLanes(int64_t size, int64_t vectorWidth = 8);
+
 /// 1 / divisor of each average-pool output position [OH, OW] (of `outType`'s
 /// element type), counted at compile time: window cells inside the input, or
 /// inside input + explicit pads with count_include_pad (never the extra

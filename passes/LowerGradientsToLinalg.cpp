@@ -1,13 +1,12 @@
 //===- LowerGradientsToLinalg.cpp - gradient ops to linalg on tensors -----===//
 //
 // Part of dlc-lower-to-linalg. The two conv gradients are rewritten as
-// ordinary convolutions, so that they take the same im2col + GEMM path (and
-// tiling) as the forward conv:
+// im2col + GEMM like the forward conv:
 //  - d/dinput: the output gradient, dilated by the strides and padded by the
 //    kernel's extent, convolved with the kernel flipped and its channel roles
 //    swapped (a transposed convolution);
-//  - d/dweight: with batch and channels exchanged, the padded input convolved
-//    with the output gradient as the kernel (strides and dilations swap).
+//  - d/dweight: the forward conv's im2col columns against the output
+//    gradient, summed over batch and output positions in vector lanes.
 // Groups run one at a time on channel slices.
 // max_pool_grad routes each window's gradient to its first maximum: an
 // argmax pass over windows, then a pass over input positions that gathers
@@ -53,21 +52,6 @@ Value transpose(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> perm) {
     shape.push_back(t.getDimSize(p));
   Value init = b.create<tensor::EmptyOp>(loc, shape, t.getElementType());
   return b.create<linalg::TransposeOp>(loc, v, init, perm).getResult()[0];
-}
-
-Value conv2d(OpBuilder &b, Location loc, Value input, Value filter, ArrayRef<int64_t> strides,
-             ArrayRef<int64_t> dilations) {
-  auto in = tensorType(input), w = tensorType(filter);
-  SmallVector<int64_t> out{in.getDimSize(0), w.getDimSize(0), 0, 0};
-  for (int i = 0; i < 2; ++i)
-    out[2 + i] = (in.getDimSize(2 + i) - (w.getDimSize(2 + i) - 1) * dilations[i] - 1) /
-                     strides[i] + 1;
-  auto outType = RankedTensorType::get(out, in.getElementType());
-  return b.create<linalg::Conv2DNchwFchwOp>(loc, outType, ValueRange{input, filter},
-                                            filled(b, loc, outType, 0.0),
-                                            b.getI64TensorAttr(strides),
-                                            b.getI64TensorAttr(dilations))
-      .getResult(0);
 }
 
 /// Which output position a window tap reaches from input position (dims 2
@@ -174,19 +158,85 @@ Value convGradInputGroup(OpBuilder &b, Location loc, Value dy, Value w, int64_t 
       });
 }
 
-/// Gradient of one group's conv weight: x [N,C,H,W], dy [N,O,OH,OW] ->
-/// [O,C,KH,KW].
+/// dW[f, c, kh, kw] = sum over n, oh, ow of dy[n, f, oh, ow] *
+/// xp[n, c, oh*s + kh*d, ow*s + kw*d]: the forward conv's im2col columns
+/// [N, C*KH*KW, OH*OW] against dy [N, F, OH*OW], both read along OH*OW, so
+/// the sum runs in vector lanes (sumInLanes). The columns are rebuilt rather
+/// than kept from the forward pass (marked, so that CSE does not merge the
+/// two and keep them alive across the step). Over batch chunks accumulated
+/// in dW when the columns would exceed `limit` bytes.
 Value convGradWeightGroup(OpBuilder &b, Location loc, Value x, Value dy, int64_t kh,
                           int64_t kw, ArrayRef<int64_t> s, ArrayRef<int64_t> p,
-                          ArrayRef<int64_t> d) {
+                          ArrayRef<int64_t> d, int64_t limit) {
   Value xp = padWith(b, loc, x, {0, 0, p[0], p[1]}, {0, 0, p[2], p[3]}, 0.0);
-  // [C,N,Hp,Wp] (*) [O,N,OH,OW], stride d, dilation s -> [C,O,>=KH,>=KW]
-  Value full = conv2d(b, loc, transpose(b, loc, xp, {1, 0, 2, 3}),
-                      transpose(b, loc, dy, {1, 0, 2, 3}), d, s);
-  auto ft = tensorType(full);
-  Value cut = extractSlice(b, loc, full, {0, 0, 0, 0},
-                           {ft.getDimSize(0), ft.getDimSize(1), kh, kw});
-  return transpose(b, loc, cut, {1, 0, 2, 3});
+  auto xT = tensorType(xp), dyT = tensorType(dy);
+  Type elem = dyT.getElementType();
+  int64_t n = xT.getDimSize(0), c = xT.getDimSize(1), f = dyT.getDimSize(1);
+  int64_t oh = dyT.getDimSize(2), ow = dyT.getDimSize(3), ckk = c * kh * kw, hw = oh * ow;
+  MLIRContext *ctx = b.getContext();
+  AffineExpr df, dk, dn, dp;
+  bindDims(ctx, df, dk, dn, dp);
+  SmallVector<AffineMap> inMaps{AffineMap::get(4, 0, {dn, df, dp}, ctx),
+                                AffineMap::get(4, 0, {dn, dk, dp}, ctx)};
+  AffineMap outMap = AffineMap::get(4, 0, {df, dk}, ctx);
+  SmallVector<utils::IteratorType> iters{utils::IteratorType::parallel,
+                                         utils::IteratorType::parallel,
+                                         utils::IteratorType::reduction,
+                                         utils::IteratorType::reduction};
+  auto product = [](OpBuilder &nb, Location l, ValueRange v) -> Value {
+    return nb.create<arith::MulFOp>(l, v[0], v[1]);
+  };
+  int64_t lanes = reductionLanes(hw);
+  // acc + the contribution of samples xs, dys; with lanes, acc holds the
+  // lane partial sums [F, CKK, lanes], added up once after all chunks (so
+  // that chunking does not change the order of the additions).
+  auto accumulate = [&](OpBuilder &nb, Location l, Value xs, Value dys, Value acc) -> Value {
+    int64_t batch = tensorType(xs).getDimSize(0);
+    Value col = im2colColumns(nb, l, xs, kh, kw, oh, ow, s, d);
+    col.getDefiningOp()->setAttr("dlc.recomputed", nb.getUnitAttr());
+    Value cols = nb.create<tensor::CollapseShapeOp>(
+        l, RankedTensorType::get({batch, ckk, hw}, elem), col,
+        ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value dyf = nb.create<tensor::CollapseShapeOp>(
+        l, RankedTensorType::get({batch, f, hw}, elem), dys,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    if (lanes)
+      return partialSumsInLanes(nb, l, {dyf, cols}, inMaps, outMap, iters, acc, product);
+    SmallVector<AffineMap> maps(inMaps);
+    maps.push_back(outMap);
+    return nb
+        .create<linalg::GenericOp>(l, acc.getType(), ValueRange{dyf, cols}, acc, maps, iters,
+                                   [&](OpBuilder &bb, Location ll, ValueRange v) {
+                                     Value t = product(bb, ll, v.take_front(2));
+                                     bb.create<linalg::YieldOp>(
+                                         ll, ValueRange{bb.create<arith::AddFOp>(ll, v[2], t)});
+                                   })
+        .getResult(0);
+  };
+  Value dw = filled(b, loc, RankedTensorType::get({f, ckk}, elem), 0.0);
+  Value acc = lanes ? lanePartialInit(b, loc, dw, lanes) : dw;
+  int64_t perSample = ckk * hw * std::max<int64_t>(1, dyT.getElementTypeBitWidth() / 8);
+  int64_t chunk = limit > 0 ? chunkThatFits(n, perSample, limit) : n;
+  if (chunk == n) {
+    acc = accumulate(b, loc, xp, dy, acc);
+  } else {
+    auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+    acc = b.create<scf::ForOp>(loc, idx(0), idx(n), idx(chunk), ValueRange{acc},
+                               [&](OpBuilder &nb, Location l, Value at, ValueRange carried) {
+                                 nb.create<scf::YieldOp>(
+                                     l, accumulate(nb, l, sliceAlong(nb, l, xp, 0, at, chunk),
+                                                   sliceAlong(nb, l, dy, 0, at, chunk),
+                                                   carried[0]));
+                               })
+              .getResult(0);
+  }
+  if (lanes)
+    dw = addLaneSums(b, loc, acc, dw);
+  else
+    dw = acc;
+  return b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({f, c, kh, kw}, elem), dw,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
 }
 
 /// Channel slice `group` of `v` along `dim`, which has `groups` equal parts.
@@ -255,7 +305,10 @@ struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
 };
 
 struct ConvGradWeightLowering : OpConversionPattern<dlc::ConvGradWeightOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvGradWeightLowering(TypeConverter &converter, MLIRContext *ctx, int64_t limit)
+      : OpConversionPattern(converter, ctx), limit(limit) {}
+  int64_t limit;
+
   LogicalResult matchAndRewrite(dlc::ConvGradWeightOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
     Location loc = op.getLoc();
@@ -265,7 +318,8 @@ struct ConvGradWeightLowering : OpConversionPattern<dlc::ConvGradWeightOp> {
                   return convGradWeightGroup(
                       r, loc, groupSlice(r, loc, a.getInput(), 1, g, i),
                       groupSlice(r, loc, a.getGradOutput(), 1, g, i), outType.getDimSize(2),
-                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations());
+                      outType.getDimSize(3), op.getStrides(), op.getPads(), op.getDilations(),
+                      limit);
                 }));
     return success();
   }
@@ -416,8 +470,9 @@ struct DropoutMaskLowering : OpConversionPattern<dlc::DropoutMaskOp> {
 void dlc::populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                            TypeConverter &converter,
                                            int64_t maxWorkspaceBytes) {
-  patterns.add<ConvGradInputLowering>(converter, patterns.getContext(), maxWorkspaceBytes);
-  patterns.add<ConvGradWeightLowering, MaxPoolGradLowering,
+  patterns.add<ConvGradInputLowering, ConvGradWeightLowering>(converter, patterns.getContext(),
+                                                              maxWorkspaceBytes);
+  patterns.add<MaxPoolGradLowering,
                AveragePoolGradLowering, DropoutMaskLowering>(
       converter, patterns.getContext());
 }

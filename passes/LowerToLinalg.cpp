@@ -854,6 +854,59 @@ struct SoftmaxLowering : DlcPattern<OpTy> {
   }
 };
 
+/// A float sum over `axes` that include the innermost dim, in vector lanes
+/// (sumInLanes) after merging runs of adjacent reduced or kept dims (views):
+/// a conv bias gradient, [N, C, H, W] over {0, 2, 3}, sums [N, C, H*W] in
+/// lanes along H*W. Null when the innermost run does not split into lanes.
+Value sumInLanesIfContiguous(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
+                             RankedTensorType redType, StringRef kind) {
+  auto type = tensorType(x);
+  int64_t rank = type.getRank();
+  if (rank == 0 || !llvm::is_contained(axes, rank - 1))
+    return nullptr;
+  SmallVector<ReassociationIndices> groups;
+  SmallVector<int64_t> shape;
+  SmallVector<bool> reducedGroup;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = llvm::is_contained(axes, i);
+    if (groups.empty() || reducedGroup.back() != reduced) {
+      groups.push_back({});
+      shape.push_back(1);
+      reducedGroup.push_back(reduced);
+    }
+    groups.back().push_back(i);
+    shape.back() *= type.getDimSize(i);
+  }
+  int64_t lanes = reductionLanes(shape.back());
+  if (!lanes)
+    return nullptr;
+  Value merged = b.create<tensor::CollapseShapeOp>(loc, type.clone(shape), x, groups);
+  SmallVector<utils::IteratorType> iters;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<int64_t> keptShape;
+  for (auto [i, reduced] : llvm::enumerate(reducedGroup)) {
+    iters.push_back(reduced ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+    if (!reduced) {
+      outExprs.push_back(b.getAffineDimExpr(i));
+      keptShape.push_back(shape[i]);
+    }
+  }
+  auto keptType = redType.clone(keptShape);
+  Value sum = sumInLanes(
+      b, loc, merged, {b.getMultiDimIdentityMap(shape.size())},
+      AffineMap::get(shape.size(), 0, outExprs, b.getContext()), iters,
+      filled(b, loc, keptType, 0.0), lanes, [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        if (kind == "l1")
+          return nb.create<math::AbsFOp>(l, v[0]);
+        if (kind == "l2" || kind == "sum_square")
+          return nb.create<arith::MulFOp>(l, v[0], v[0]);
+        if (kind == "log_sum_exp")
+          return nb.create<math::ExpOp>(l, v[0]);
+        return v[0];
+      });
+  return reshapeStatic(b, loc, sum, redType.getShape());
+}
+
 /// ONNX Reduce*: an optional map per element, one reduction over the axes
 /// (all of them at once), an optional map of the result.
 struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
@@ -892,9 +945,16 @@ struct ReduceLowering : DlcPattern<dlc::ReduceOp> {
     if (u && (kind == "max" || kind == "min"))
       init = kind == "max" ? 0.0 : -1.0; // -1: all ones, the largest unsigned value
     auto redType = RankedTensorType::get(shape, type.getElementType());
+    bool additive = isFloat && (kind == "sum" || kind == "mean" || kind == "l1" ||
+                                kind == "l2" || kind == "sum_square" || kind == "log_sum" ||
+                                kind == "log_sum_exp");
+    Value reduced;
+    if (additive && type.hasStaticShape())
+      reduced = sumInLanesIfContiguous(r, loc, a.getInput(), axes, redType, kind);
     SmallVector<AffineMap> maps{r.getMultiDimIdentityMap(rank),
                                 AffineMap::get(rank, 0, outExprs, r.getContext())};
-    Value reduced =
+    if (!reduced)
+      reduced =
         r.create<linalg::GenericOp>(
              loc, redType, a.getInput(), filled(r, loc, redType, init), maps, iters,
              [&](OpBuilder &b, Location l, ValueRange v) {

@@ -127,6 +127,19 @@ def MaterializeResults : Pass<"dlc-materialize-results", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def SplitEmptyTensors : Pass<"dlc-split-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Give every use of a tensor.empty an empty tensor of its own, next to it";
+  let description = [{
+    Runs just before bufferization. CSE merges equal tensor.empty ops, and
+    one-shot bufferization turns one tensor.empty into one allocation that
+    all its users then write in place: two unrelated results (a forward
+    conv's im2col columns and the weight gradient's recomputed ones) would
+    share a buffer, which then lives from the first write to the last read
+    and the memory planner cannot overlap it with anything in between.
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every buffer of the entry function in one arena";
   let description = [{

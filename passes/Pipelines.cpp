@@ -33,6 +33,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createMaterializeResults());
+  pm.addNestedPass<func::FuncOp>(createSplitEmptyTensors());
 
   // Buffers: graph outputs are written in place into the caller's memory.
   bufferization::OneShotBufferizationOptions bufOpts;

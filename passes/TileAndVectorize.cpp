@@ -25,6 +25,8 @@ using namespace mlir;
 namespace {
 /// Marks a register tile with the vector sizes it is vectorized with.
 constexpr llvm::StringLiteral kVectorSizes = "dlc.vector_sizes";
+/// Set by lowerings on ops that recompute a value on purpose.
+constexpr llvm::StringLiteral kRecomputed = "dlc.recomputed";
 
 /// Whether `v`'s buffer will be one contiguous row-major block: views
 /// (reshapes, slices) keep their source's layout, and a slice is contiguous
@@ -96,6 +98,14 @@ linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(result))
     return nullptr;
+  // A value rebuilt on purpose (dlc.recomputed, e.g. a weight gradient's
+  // im2col columns) keeps the mark on its loops, so that CSE does not merge
+  // them with the equal forward loops and keep the result alive between.
+  if (Attribute mark = op->getAttr(kRecomputed)) {
+    for (LoopLikeOpInterface l : result->loops)
+      l->setAttr(kRecomputed, mark);
+    result->tiledOps.back()->setAttr(kRecomputed, mark);
+  }
   rewriter.replaceOp(op, result->replacements);
   if (loops)
     for (LoopLikeOpInterface l : result->loops)
@@ -155,6 +165,8 @@ struct TileAndVectorizePass
       if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
               linalg::PoolingNchwSumOp, linalg::Conv2DNgchwGfchwOp>(op))
         tileWindowOp(rewriter, op);
+      else if (isLaneReduction(op))
+        tileLaneReduction(rewriter, op);
       else if (linalg::isaContractionOpInterface(op))
         tileContraction(rewriter, op);
       else if (isa<linalg::GenericOp, linalg::FillOp>(op) &&
@@ -258,6 +270,64 @@ struct TileAndVectorizePass
       return;
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
     peel(rewriter, loops, regTiles, {m, n});
+  }
+
+  /// A reduction in vector lanes (dlc::sumInLanes, or a reduction over an
+  /// outer dim): the innermost loop is parallel, at most four vectors long,
+  /// and the last index of every operand; other loops reduce. Bool tensors
+  /// stay scalar (see tileElementwise).
+  bool isLaneReduction(linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) || op.getNumReductionLoops() == 0 ||
+        op.hasDynamicShape() || op.getNumDpsInits() != 1)
+      return false;
+    unsigned lane = op.getNumLoops() - 1;
+    if (op.getIteratorTypesArray()[lane] != utils::IteratorType::parallel ||
+        op.getStaticLoopRanges()[lane] > 4 * vectorWidth)
+      return false;
+    if (llvm::any_of(op->getOperandTypes(),
+                     [](Type t) { return getElementTypeOrSelf(t).isInteger(1); }))
+      return false;
+    return llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap m) {
+      auto last = m.getNumResults() ? dyn_cast<AffineDimExpr>(m.getResults().back()) : nullptr;
+      return last && last.getPosition() == lane;
+    });
+  }
+
+  /// Register tiles over the parallel dims (an scf.forall of them for the
+  /// thread pool), one step of each reduction dim (scf.for), and the lanes
+  /// as one vector: the partial sums [tile..., lanes] stay in registers
+  /// across the reduction loops. The last two parallel dims take blocks of
+  /// up to 6 and 2 (a 2x6 tile reads 8 vectors for 12 FMAs).
+  void tileLaneReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned lanes = ranges.size() - 1;
+    SmallVector<unsigned> parallel;
+    for (unsigned d = 0; d < lanes; ++d)
+      if (op.getIteratorTypesArray()[d] == utils::IteratorType::parallel)
+        parallel.push_back(d);
+    auto block = [&](int64_t size, ArrayRef<int64_t> candidates) -> int64_t {
+      for (int64_t c : candidates)
+        if (size % c == 0)
+          return c;
+      return 1;
+    };
+    SmallVector<int64_t> reg(ranges.size(), 1);
+    reg[lanes] = ranges[lanes];
+    if (!parallel.empty())
+      reg[parallel.back()] = block(ranges[parallel.back()], {6, 5, 4, 3, 2});
+    if (parallel.size() > 1)
+      reg[parallel[parallel.size() - 2]] = block(ranges[parallel[parallel.size() - 2]], {2});
+    SmallVector<int64_t> forall(ranges.size(), 0), steps(ranges.size(), 0);
+    for (unsigned d : parallel)
+      forall[d] = reg[d] < ranges[d] ? reg[d] : 0;
+    for (unsigned d = 0; d < lanes; ++d)
+      if (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction && ranges[d] > 1)
+        steps[d] = 1;
+    linalg::LinalgOp tiled = tile(rewriter, op, forall, /*loops=*/nullptr, /*forall=*/true);
+    if (tiled)
+      tiled = tile(rewriter, tiled, steps);
+    if (tiled)
+      tiled->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
   }
 
   /// Depthwise/grouped convolutions and pools (NCHW) are not vectorized by

@@ -89,3 +89,59 @@ func.func @gather_from_strided_slice(%wide: tensor<2x135xf32>, %out: tensor<2x90
   } -> tensor<1x90xf32>
   return %0, %1 : tensor<2x90xf32>, tensor<1x90xf32>
 }
+
+// -----
+
+// A reduction in vector lanes (dlc::sumInLanes, a conv weight gradient's
+// shape): 2 x 5 register tiles over the parallel dims as the scf.forall, one
+// step of each reduction dim, the 8 lanes as the vector; the partial sums
+// vector<2x5x8> are the contraction's accumulator.
+// CHECK-LABEL: func.func @lane_reduction
+// CHECK-SAME: (%[[DY:[^:]*]]: tensor<4x6x10x8xf32>, %[[COL:[^:]*]]: tensor<4x25x10x8xf32>
+// CHECK: scf.forall (%[[F:.*]], %[[K:.*]]) = (0, 0) to (6, 25) step (2, 5)
+// CHECK: scf.for %[[N:.*]] = %c0 to %c4 step %c1
+// CHECK: scf.for %[[B:.*]] = %c0 to %c10 step %c1
+// CHECK: vector.transfer_read %[[DY]][%[[N]], %[[F]], %[[B]], %c0]{{.*}} vector<1x2x1x8xf32>
+// CHECK: vector.transfer_read %[[COL]][%[[N]], %[[K]], %[[B]], %c0]{{.*}} vector<1x5x1x8xf32>
+// CHECK: vector.contract {{.*}} into vector<2x5x8xf32>
+#dy = affine_map<(f, k, n, b, l) -> (n, f, b, l)>
+#col = affine_map<(f, k, n, b, l) -> (n, k, b, l)>
+#acc = affine_map<(f, k, n, b, l) -> (f, k, l)>
+func.func @lane_reduction(%dy: tensor<4x6x10x8xf32>, %col: tensor<4x25x10x8xf32>, %acc: tensor<6x25x8xf32>) -> tensor<6x25x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#dy, #col, #acc], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%dy, %col : tensor<4x6x10x8xf32>, tensor<4x25x10x8xf32>) outs(%acc : tensor<6x25x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<6x25x8xf32>
+  return %0 : tensor<6x25x8xf32>
+}
+
+// -----
+
+// im2col columns (dlc::im2colColumns) with stride 1: the rows along ow are
+// contiguous reads of the input, plain transfer_reads and no gather.
+// CHECK-LABEL: func.func @contiguous_im2col
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x12x12xf32>)
+// CHECK: scf.forall ({{.*}}) in (2, 3, 5, 5, 8)
+// CHECK-NOT: vector.gather
+// CHECK: vector.transfer_read %[[X]]{{.*}} : tensor<2x3x12x12xf32>, vector<1x1x1x8xf32>
+// CHECK-NOT: vector.gather
+// CHECK: return
+func.func @contiguous_im2col(%x: tensor<2x3x12x12xf32>) -> tensor<2x3x5x5x8x8xf32> {
+  %e = tensor.empty() : tensor<2x3x5x5x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, kh, kw, oh, ow) -> (n, c, kh, kw, oh, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<2x3x5x5x8x8xf32>) {
+  ^bb0(%out: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %kh = linalg.index 2 : index
+    %kw = linalg.index 3 : index
+    %oh = linalg.index 4 : index
+    %ow = linalg.index 5 : index
+    %y = arith.addi %kh, %oh : index
+    %xx = arith.addi %kw, %ow : index
+    %v = tensor.extract %x[%n, %c, %y, %xx] : tensor<2x3x12x12xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x3x5x5x8x8xf32>
+  return %0 : tensor<2x3x5x5x8x8xf32>
+}
