@@ -71,6 +71,12 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
 /// tile-and-vectorize tiles like a matmul.
 Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
 
+/// Marks an op that recomputes a value on purpose (a weight gradient's
+/// im2col columns): dlc-tile-and-vectorize keeps the mark on its loops, so
+/// that CSE does not merge them with the equal forward loops (which would
+/// keep the forward's result alive until the backward pass).
+constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
+
 /// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
 /// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with

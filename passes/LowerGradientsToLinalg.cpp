@@ -193,7 +193,7 @@ Value convGradWeightGroup(OpBuilder &b, Location loc, Value x, Value dy, int64_t
   auto accumulate = [&](OpBuilder &nb, Location l, Value xs, Value dys, Value acc) -> Value {
     int64_t batch = tensorType(xs).getDimSize(0);
     Value col = im2colColumns(nb, l, xs, kh, kw, oh, ow, s, d);
-    col.getDefiningOp()->setAttr("dlc.recomputed", nb.getUnitAttr());
+    col.getDefiningOp()->setAttr(kRecomputedAttr, nb.getUnitAttr());
     Value cols = nb.create<tensor::CollapseShapeOp>(
         l, RankedTensorType::get({batch, ckk, hw}, elem), col,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
@@ -283,10 +283,17 @@ Value convGradInputChunked(OpBuilder &b, Location loc, Value dy, Value w, int64_
   });
 }
 
-struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
-  ConvGradInputLowering(TypeConverter &converter, MLIRContext *ctx, int64_t limit)
-      : OpConversionPattern(converter, ctx), limit(limit) {}
+/// A conv gradient's lowering, with --mem-budget's cap on one im2col
+/// buffer (`limit` bytes, 0: none).
+template <typename OpTy>
+struct WorkspaceLimitedLowering : OpConversionPattern<OpTy> {
+  WorkspaceLimitedLowering(TypeConverter &converter, MLIRContext *ctx, int64_t limit)
+      : OpConversionPattern<OpTy>(converter, ctx), limit(limit) {}
   int64_t limit;
+};
+
+struct ConvGradInputLowering : WorkspaceLimitedLowering<dlc::ConvGradInputOp> {
+  using WorkspaceLimitedLowering::WorkspaceLimitedLowering;
 
   LogicalResult matchAndRewrite(dlc::ConvGradInputOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {
@@ -304,10 +311,8 @@ struct ConvGradInputLowering : OpConversionPattern<dlc::ConvGradInputOp> {
   }
 };
 
-struct ConvGradWeightLowering : OpConversionPattern<dlc::ConvGradWeightOp> {
-  ConvGradWeightLowering(TypeConverter &converter, MLIRContext *ctx, int64_t limit)
-      : OpConversionPattern(converter, ctx), limit(limit) {}
-  int64_t limit;
+struct ConvGradWeightLowering : WorkspaceLimitedLowering<dlc::ConvGradWeightOp> {
+  using WorkspaceLimitedLowering::WorkspaceLimitedLowering;
 
   LogicalResult matchAndRewrite(dlc::ConvGradWeightOp op, OpAdaptor a,
                                 ConversionPatternRewriter &r) const override {

@@ -1,4 +1,5 @@
 //===- TileAndVectorize.cpp - cache/register tiling + vectorization -------===//
+#include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -25,8 +26,6 @@ using namespace mlir;
 namespace {
 /// Marks a register tile with the vector sizes it is vectorized with.
 constexpr llvm::StringLiteral kVectorSizes = "dlc.vector_sizes";
-/// Set by lowerings on ops that recompute a value on purpose.
-constexpr llvm::StringLiteral kRecomputed = "dlc.recomputed";
 
 /// Whether `v`'s buffer will be one contiguous row-major block: views
 /// (reshapes, slices) keep their source's layout, and a slice is contiguous
@@ -69,7 +68,8 @@ void copyStridedGatherSources(func::FuncOp func) {
     for (Value v : strided)
       work.push_back({op, v});
   });
-  for (auto [op, v] : work) {
+  for (auto &[generic, v] : work) {
+    linalg::GenericOp op = generic;
     OpBuilder b(op);
     auto type = cast<RankedTensorType>(v.getType());
     Value copy = b.create<bufferization::AllocTensorOp>(op.getLoc(), type, ValueRange{}, v);
@@ -98,13 +98,12 @@ linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
       scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
   if (failed(result))
     return nullptr;
-  // A value rebuilt on purpose (dlc.recomputed, e.g. a weight gradient's
-  // im2col columns) keeps the mark on its loops, so that CSE does not merge
-  // them with the equal forward loops and keep the result alive between.
-  if (Attribute mark = op->getAttr(kRecomputed)) {
+  // A value rebuilt on purpose keeps its mark on its loops (see
+  // dlc::kRecomputedAttr).
+  if (Attribute mark = op->getAttr(dlc::kRecomputedAttr)) {
     for (LoopLikeOpInterface l : result->loops)
-      l->setAttr(kRecomputed, mark);
-    result->tiledOps.back()->setAttr(kRecomputed, mark);
+      l->setAttr(dlc::kRecomputedAttr, mark);
+    result->tiledOps.back()->setAttr(dlc::kRecomputedAttr, mark);
   }
   rewriter.replaceOp(op, result->replacements);
   if (loops)

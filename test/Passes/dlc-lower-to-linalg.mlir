@@ -298,3 +298,22 @@ func.func @dropout(%x: tensor<8xf32>, %step: tensor<i64>) -> (tensor<8xf32>, ten
   %1 = dlc.dropout_mask %step {ratio = 0.25 : f32, seed = 3 : i64} : tensor<i64> -> tensor<8xf32>
   return %0, %1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A sum over axes that include the innermost (a conv bias gradient): the
+// trailing reduced dims merge (H*W = 16), split into 2 steps of 8 lanes; the
+// partial sums [C, 8] are added up once at the end.
+// CHECK-LABEL: func.func @sum_in_lanes
+// CHECK-SAME: (%[[DY:[^:]*]]: tensor<2x3x4x4xf32>)
+// CHECK: %[[M:.*]] = tensor.collapse_shape %[[DY]] {{\[}}[0], [1], [2, 3]] {{.*}} into tensor<2x3x16xf32>
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<3xf32>
+// CHECK: %[[LZERO:.*]] = linalg.fill {{.*}} -> tensor<3x8xf32>
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[M]] {{\[}}[0], [1], [2, 3]] {{.*}} into tensor<2x3x2x8xf32>
+// CHECK: %[[LANES:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "parallel"]} ins(%[[SPLIT]] : tensor<2x3x2x8xf32>) outs(%[[LZERO]] : tensor<3x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[LANES]] : tensor<3x8xf32>) outs(%[[ZERO]] : tensor<3xf32>)
+// CHECK: return %[[SUM]]
+func.func @sum_in_lanes(%dy: tensor<2x3x4x4xf32>) -> tensor<3xf32> {
+  %0 = dlc.reduce %dy {axes = array<i64: 0, 2, 3>, keepdims = false, kind = "sum"} : tensor<2x3x4x4xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}

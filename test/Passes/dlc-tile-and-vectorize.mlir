@@ -145,3 +145,20 @@ func.func @contiguous_im2col(%x: tensor<2x3x12x12xf32>) -> tensor<2x3x5x5x8x8xf3
   } -> tensor<2x3x5x5x8x8xf32>
   return %0 : tensor<2x3x5x5x8x8xf32>
 }
+
+// -----
+
+// An op marked dlc.recomputed (a weight gradient's im2col columns) keeps the
+// mark on its loops: CSE must not merge them with an equal forward copy.
+// CHECK-LABEL: func.func @recomputed_keeps_mark
+// CHECK: scf.forall {{.*}} {
+// CHECK: } {dlc.recomputed}
+func.func @recomputed_keeps_mark(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) attrs = {dlc.recomputed} {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}

@@ -85,6 +85,14 @@ def cases():
     y = c.node("Flatten", [h], axis=1)
     out.append((c.model([2, 2, 9, 7], y, [2, 36]), "mse", (2, 2, 9, 7)))
 
+    # Weight and bias gradients summed in vector lanes (OH*OW = 16: 8 lanes;
+    # 12: 4 lanes); the case above takes the scalar path (30 and 15).
+    c = Case("conv_lane_sums", 10)
+    h = c.node("Relu", [c.node("Conv", ["x", c.param((4, 3, 3, 3)), c.param((4,))])])
+    h = c.node("Conv", [h, c.param((3, 4, 2, 1)), c.param((3,))])
+    y = c.node("Flatten", [h], axis=1)
+    out.append((c.model([2, 3, 6, 6], y, [2, 36]), "mse", (2, 3, 6, 6)))
+
     c = Case("broadcast_arith", 4)  # Add/Sub/Mul/Div with numpy broadcasting
     a = c.node("Mul", ["x", c.param((1, 4))])
     b = c.node("Sub", [c.param((3, 1)), a])
