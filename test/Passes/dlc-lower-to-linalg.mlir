@@ -268,16 +268,57 @@ func.func @gather(%d: tensor<4x3xf32>, %i: tensor<2xi64>) -> tensor<2x3xf32> {
 
 // -----
 
-// average_pool_grad: one all-parallel generic over the input, each of the
-// window's taps reading the output gradient times 1/divisor (a table).
+// average_pool_grad, windows tiling the input (kernel == stride, no pads):
+// each input position has one window, found by division; no tap loop.
 // CHECK-LABEL: func.func @average_pool_grad
 // CHECK-SAME: (%[[DY:[^:]*]]: tensor<1x2x2x2xf32>)
 // CHECK: %[[INV:.*]] = arith.constant dense<2.500000e-01> : tensor<2x2xf32>
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<1x2x4x4xf32>)
-// CHECK-COUNT-4: tensor.extract %[[INV]]
+// CHECK: %[[Y:.*]] = linalg.index 2 : index
+// CHECK: %[[WY:.*]] = arith.divui %[[Y]], %{{.*}} : index
+// CHECK: %[[X:.*]] = linalg.index 3 : index
+// CHECK: %[[WX:.*]] = arith.divui %[[X]], %{{.*}} : index
+// CHECK: tensor.extract %[[DY]][%{{.*}}, %{{.*}}, %[[WY]], %[[WX]]]
+// CHECK: tensor.extract %[[INV]][%[[WY]], %[[WX]]]
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.yield
 func.func @average_pool_grad(%dy: tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32> {
   %0 = dlc.average_pool_grad %dy {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x2x2xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// average_pool_grad, overlapping windows: the window's taps unrolled, each
+// reading the output gradient times 1/divisor (a table).
+// CHECK-LABEL: func.func @average_pool_grad_overlapping
+// CHECK: %[[INV:.*]] = arith.constant dense<{{.*}}> : tensor<3x3xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK-COUNT-4: tensor.extract %[[INV]]
+func.func @average_pool_grad_overlapping(%dy: tensor<1x2x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.average_pool_grad %dy {kernel_shape = array<i64: 2, 2>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// max_pool_grad, windows tiling the input: the first maximum's tap per
+// window, then per input position a compare with its own tap.
+// CHECK-LABEL: func.func @max_pool_grad_tiling
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x2x4x6xf32>, %[[DY:[^:]*]]: tensor<1x2x2x3xf32>)
+// CHECK: %[[BEST:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x2x3xi64>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x6xf32>)
+// CHECK: %[[WY:.*]] = arith.divui
+// CHECK: %[[WX:.*]] = arith.divui
+// CHECK: %[[TAP:.*]] = arith.addi
+// CHECK: %[[WIN:.*]] = tensor.extract %[[BEST]][%{{.*}}, %{{.*}}, %[[WY]], %[[WX]]]
+// CHECK: %[[WINI:.*]] = arith.index_cast %[[WIN]] : i64 to index
+// CHECK: %[[MINE:.*]] = arith.cmpi eq, %[[WINI]], %[[TAP]]
+// CHECK: %[[G:.*]] = tensor.extract %[[DY]][%{{.*}}, %{{.*}}, %[[WY]], %[[WX]]]
+// CHECK: arith.select %[[MINE]], %[[G]]
+func.func @max_pool_grad_tiling(%x: tensor<1x2x4x6xf32>, %dy: tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32> {
+  %0 = dlc.max_pool_grad %x, %dy {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x2x4x6xf32>, tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32>
+  return %0 : tensor<1x2x4x6xf32>
 }
 
 // -----

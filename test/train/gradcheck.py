@@ -93,6 +93,16 @@ def cases():
     y = c.node("Flatten", [h], axis=1)
     out.append((c.model([2, 3, 6, 6], y, [2, 36]), "mse", (2, 3, 6, 6)))
 
+    # Pools whose windows tile the input (kernel == stride, no padding):
+    # gradients by division, one window per input position.
+    c = Case("tiling_pools", 11)
+    h = c.node("Conv", ["x", c.param((3, 2, 3, 3)), c.param((3,))])  # [2,3,6,6]
+    mp = c.node("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])  # [2,3,3,3]
+    ap = c.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])  # [2,3,2,3]
+    y = c.node("Concat", [c.node("Flatten", [mp], axis=1), c.node("Flatten", [ap], axis=1)],
+               axis=1)
+    out.append((c.model([2, 2, 8, 8], y, [2, 45]), "mse", (2, 2, 8, 8)))
+
     c = Case("broadcast_arith", 4)  # Add/Sub/Mul/Div with numpy broadcasting
     a = c.node("Mul", ["x", c.param((1, 4))])
     b = c.node("Sub", [c.param((3, 1)), a])
