@@ -358,3 +358,31 @@ func.func @sum_in_lanes(%dy: tensor<2x3x4x4xf32>) -> tensor<3xf32> {
   %0 = dlc.reduce %dy {axes = array<i64: 0, 2, 3>, keepdims = false, kind = "sum"} : tensor<2x3x4x4xf32> -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+// conv_grad_input, stride 1: the columns GEMM, then col2im as one add per
+// tap of its column plane (a strided slice of the columns, viewed as
+// [N, C, OH, OW]) into the window of dx it covers, clipped at the pads.
+// CHECK-LABEL: func.func @conv_grad_input_stride1
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x8x12xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<1x2x4x4xf32>
+// CHECK: %[[P0:.*]] = tensor.extract_slice %[[COLS]][0, 0, 0] [1, 2, 12] [1, 4, 1]
+// CHECK: tensor.expand_shape %[[P0]] {{\[}}[0], [1], [2, 3]] output_shape [1, 2, 3, 4]
+// CHECK: %[[W0:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x3x4xf32>)
+// CHECK: arith.addf
+// CHECK: %[[DX0:.*]] = tensor.insert_slice %[[W0]] into %[[ZERO]][0, 0, 0, 0] [1, 2, 3, 4]
+// Tap (0, 1) covers columns 1..3 of dx; its plane's last column falls in the pad.
+// CHECK: %[[P1:.*]] = tensor.extract_slice %[[COLS]][0, 1, 0] [1, 2, 12] [1, 4, 1]
+// CHECK: %[[E1:.*]] = tensor.expand_shape %[[P1]]
+// CHECK: tensor.extract_slice %[[E1]][0, 0, 0, 0] [1, 2, 3, 3]
+// CHECK: tensor.extract_slice %[[DX0]][0, 0, 0, 1] [1, 2, 3, 3]
+// CHECK: %[[DX1:.*]] = tensor.insert_slice %{{.*}} into %[[DX0]][0, 0, 0, 1] [1, 2, 3, 3]
+// CHECK-COUNT-2: tensor.insert_slice
+// CHECK-NOT: tensor.insert_slice
+// CHECK-NOT: tensor.extract %
+// CHECK: return
+func.func @conv_grad_input_stride1(%dy: tensor<1x4x3x4xf32>, %w: tensor<4x2x2x2xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = dlc.conv_grad_input %dy, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x3x4xf32>, tensor<4x2x2x2xf32>) -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}

@@ -12,6 +12,22 @@ func.func @outer_product(%x: vector<4x1xf32>, %y: vector<1x16xf32>, %acc: vector
   return %r : vector<4x16xf32>
 }
 
+// A lane-reduction tile (reduction dims of size 1, both operands along the
+// lanes): one FMA over the accumulator's shape (vector-to-llvm unrolls it
+// into 10 lane-vector FMAs), the operands arranged by moving whole 8-lane
+// rows; no scalar extracts, no dot products.
+// CHECK-LABEL: func.func @unit_reduction_contract
+// CHECK-SAME: (%[[DY:[^:]*]]: vector<1x2x1x8xf32>, %[[COL:[^:]*]]: vector<1x1x5x1x8xf32>, %[[ACC:[^:]*]]: vector<2x1x5x8xf32>)
+// CHECK-NOT: vector.contract
+// CHECK-NOT: vector.reduction
+// CHECK-NOT: : f32 from
+// CHECK: %[[R:.*]] = vector.fma %{{.*}}, %{{.*}}, %[[ACC]] : vector<2x1x5x8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @unit_reduction_contract(%dy: vector<1x2x1x8xf32>, %col: vector<1x1x5x1x8xf32>, %acc: vector<2x1x5x8xf32>) -> vector<2x1x5x8xf32> {
+  %r = vector.contract {indexing_maps = [affine_map<(c, f, kw, n, b, l) -> (n, f, b, l)>, affine_map<(c, f, kw, n, b, l) -> (n, c, kw, b, l)>, affine_map<(c, f, kw, n, b, l) -> (f, c, kw, l)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"], kind = #vector.kind<add>} %dy, %col, %acc : vector<1x2x1x8xf32>, vector<1x1x5x1x8xf32> into vector<2x1x5x8xf32>
+  return %r : vector<2x1x5x8xf32>
+}
+
 // A masked 2-D transfer becomes 1-D masked loads.
 // CHECK-LABEL: func.func @masked_read
 // CHECK: vector.maskedload {{.*}} : memref<?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>

@@ -119,6 +119,33 @@ func.func @lane_reduction(%dy: tensor<4x6x10x8xf32>, %col: tensor<4x25x10x8xf32>
 
 // -----
 
+// A lane reduction whose output dims interleave the two inputs' dims (a
+// conv weight gradient [F, C, KW] after fusion): F, which the large im2col
+// input does not use, moves inside C, so that consecutive forall iterations
+// reuse one column block; the 2 x 5 register tile is F x KW, adjacent.
+// CHECK-LABEL: func.func @lane_reduction_reuse
+// CHECK-SAME: (%[[DY:[^:]*]]: tensor<4x4x10x8xf32>, %[[COL:[^:]*]]: tensor<4x3x5x10x8xf32>
+// CHECK: scf.forall (%[[C:.*]], %[[F:.*]]) = (0, 0) to (3, 4) step (1, 2)
+// CHECK: scf.for %[[N:.*]] = %c0 to %c4 step %c1
+// CHECK: scf.for %[[B:.*]] = %c0 to %c10 step %c1
+// CHECK: vector.transfer_read %[[DY]][%[[N]], %[[F]], %[[B]], %c0]{{.*}} vector<1x2x1x8xf32>
+// CHECK: vector.transfer_read %[[COL]][%[[N]], %[[C]], %c0, %[[B]], %c0]{{.*}} vector<1x1x5x1x8xf32>
+// CHECK: vector.contract {{.*}} into vector<2x1x5x8xf32>
+#dy = affine_map<(f, c, kw, n, b, l) -> (n, f, b, l)>
+#col = affine_map<(f, c, kw, n, b, l) -> (n, c, kw, b, l)>
+#acc = affine_map<(f, c, kw, n, b, l) -> (f, c, kw, l)>
+func.func @lane_reduction_reuse(%dy: tensor<4x4x10x8xf32>, %col: tensor<4x3x5x10x8xf32>, %acc: tensor<4x3x5x8xf32>) -> tensor<4x3x5x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#dy, #col, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%dy, %col : tensor<4x4x10x8xf32>, tensor<4x3x5x10x8xf32>) outs(%acc : tensor<4x3x5x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x3x5x8xf32>
+  return %0 : tensor<4x3x5x8xf32>
+}
+
+// -----
+
 // im2col columns (dlc::im2colColumns) with stride 1: the rows along ow are
 // contiguous reads of the input, plain transfer_reads and no gather.
 // CHECK-LABEL: func.func @contiguous_im2col

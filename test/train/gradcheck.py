@@ -94,14 +94,18 @@ def cases():
     out.append((c.model([2, 3, 6, 6], y, [2, 36]), "mse", (2, 3, 6, 6)))
 
     # Pools whose windows tile the input (kernel == stride, no padding):
-    # gradients by division, one window per input position.
+    # gradients by division, one window per input position. The conv's
+    # input gradient (stride 1, uneven pads) is the col2im of shifted adds,
+    # its windows clipped at the pads.
     c = Case("tiling_pools", 11)
-    h = c.node("Conv", ["x", c.param((3, 2, 3, 3)), c.param((3,))])  # [2,3,6,6]
-    mp = c.node("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])  # [2,3,3,3]
-    ap = c.node("AveragePool", [h], kernel_shape=[3, 2], strides=[3, 2])  # [2,3,2,3]
+    h = c.node("Conv", ["x", c.param((3, 2, 3, 3)), c.param((3,))],
+               pads=[1, 0, 1, 2])  # [2,3,8,8]
+    h = c.node("Conv", [h, c.param((3, 3, 3, 2))], pads=[1, 0, 1, 1])  # [2,3,8,8]
+    mp = c.node("MaxPool", [h], kernel_shape=[2, 2], strides=[2, 2])  # [2,3,4,4]
+    ap = c.node("AveragePool", [h], kernel_shape=[4, 2], strides=[4, 2])  # [2,3,2,4]
     y = c.node("Concat", [c.node("Flatten", [mp], axis=1), c.node("Flatten", [ap], axis=1)],
                axis=1)
-    out.append((c.model([2, 2, 8, 8], y, [2, 45]), "mse", (2, 2, 8, 8)))
+    out.append((c.model([2, 2, 8, 8], y, [2, 72]), "mse", (2, 2, 8, 8)))
 
     c = Case("broadcast_arith", 4)  # Add/Sub/Mul/Div with numpy broadcasting
     a = c.node("Mul", ["x", c.param((1, 4))])
