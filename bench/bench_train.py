@@ -7,13 +7,16 @@ accuracy per epoch and the median train-step time side by side.
 
 Accuracy is averaged over several seeds (each seed: its own sample order,
 the same for both sides): one run's epoch-end accuracy moves by about a
-point with rounding alone. LeNet also trains from a library compiled with
---mem-budget at a fraction of its unconstrained arena.
+point with rounding alone. For the networks in --noise-floor, PyTorch also
+trains in float64 from the same start and order: its distance from PyTorch
+float32 is what rounding alone does, the yardstick for dlc's distance.
+LeNet also trains from a library compiled with --mem-budget at a fraction
+of its unconstrained arena.
 
 usage: bench_train.py [--dlc build/tools/dlc/dlc] [--models build/models]
                       [--networks logreg,mlp,lenet] [--threads 1,2]
                       [--timing-steps 100] [--seeds 0,1,2] [--budget 0.6]
-                      [--out bench/results/train.md]
+                      [--noise-floor lenet] [--out bench/results/train.md]
 """
 import argparse
 import gzip
@@ -25,9 +28,12 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import onnx
-from onnx import numpy_helper
+# numpy only shuffles here; its OpenBLAS threads would otherwise spin on the
+# core the 2-thread timings need.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 from dlc_ctypes import TrainModel, write_report  # noqa: E402
@@ -101,6 +107,8 @@ def main():
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--budget", type=float, default=0.6,
                     help="LeNet's --mem-budget as a fraction of its arena (0: skip)")
+    ap.add_argument("--noise-floor", default="lenet",
+                    help="networks PyTorch also trains in float64 ('' for none)")
     ap.add_argument("--out", default="bench/results/train.md")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
@@ -111,7 +119,7 @@ def main():
     y_test = idx("t10k-labels-idx1-ubyte.gz").astype(np.int64)
 
     seeds = [int(x) for x in args.seeds.split(",")]
-    acc_rows, time_rows, budget_rows = [], [], []
+    acc_rows, time_rows, budget_rows, floor_rows = [], [], [], []
     work = tempfile.mkdtemp(prefix="dlc-bench-train")
     for name in args.networks.split(","):
         model_file, lr, momentum, epochs, reference = NETWORKS[name]
@@ -145,14 +153,20 @@ def main():
                      x_test=x_test.reshape(-1, 784), y_test=y_test,
                      **{f"w{i}": w for i, w in enumerate(weights)},
                      **{f"order{e}": o for e, o in enumerate(orders)})
-            torch_out = subprocess.run(
-                ["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "torch_train.py"),
-                 npz, name, str(lr), str(momentum), str(epochs), str(BATCH), str(timing)] +
-                [str(t) for t in threads], capture_output=True, text=True)
-            if torch_out.returncode != 0:
-                sys.exit(f"torch_train.py failed (is python3-torch installed?):\n"
-                         f"{torch_out.stderr}")
-            torch_res = json.loads(torch_out.stdout)
+            def torch_train(dtype, timing_steps):
+                out = subprocess.run(
+                    ["/usr/bin/python3", os.path.join(os.path.dirname(__file__),
+                                                      "torch_train.py"),
+                     npz, name, str(lr), str(momentum), str(epochs), str(BATCH),
+                     str(timing_steps), dtype] + [str(t) for t in threads],
+                    capture_output=True, text=True)
+                if out.returncode != 0:
+                    sys.exit(f"torch_train.py failed (is python3-torch installed?):\n"
+                             f"{out.stderr}")
+                return json.loads(out.stdout)
+            torch_res = torch_train("float32", timing)
+            if name in args.noise_floor.split(","):
+                torch_res["float64"] = torch_train("float64", 1)["accuracy"]
             ours = {}
             for key, path in libs.items():
                 accuracy, losses, times = dlc_train(path, x_train, y_train, x_test, y_test,
@@ -174,6 +188,16 @@ def main():
                 f"{mean(r[1]['dlc'][1][e] for r in runs):.4f} | {mean(t_acc):.2f} | "
                 f"{mean(d_acc):.2f} | {mean(d_acc) - mean(t_acc):+.2f} | {diffs} |"
                 + (f" {reference} |" if e + 1 == epochs else " |"))
+        if all("float64" in r[0] for r in runs):
+            t_acc = [r[0]["accuracy"][-1] for r in runs]
+            f_acc = [r[0]["float64"][-1] for r in runs]
+            d_acc = [r[1]["dlc"][0][-1] for r in runs]
+            floor_rows.append(
+                f"| {name} | {mean(f - t for f, t in zip(f_acc, t_acc)):+.2f} | "
+                f"{mean(abs(f - t) for f, t in zip(f_acc, t_acc)):.2f} | "
+                f"{' '.join(f'{f - t:+.2f}' for f, t in zip(f_acc, t_acc))} | "
+                f"{mean(d - t for d, t in zip(d_acc, t_acc)):+.2f} | "
+                f"{mean(abs(d - t) for d, t in zip(d_acc, t_acc)):.2f} |")
         if "budget" in libs:
             b_acc = [r[1]["budget"][0][-1] for r in runs]
             d_acc = [r[1]["dlc"][0][-1] for r in runs]
@@ -193,6 +217,12 @@ def main():
             "\n\nMedian train-step time (batch 64; forward, backward, update):\n\n"
             "| network | threads | PyTorch ms | dlc ms | dlc / PyTorch | dlc compile s |\n"
             "|---|---:|---:|---:|---:|---:|\n" + "\n".join(time_rows) + "\n")
+    if floor_rows:
+        text += ("\nRounding noise floor, test accuracy after the last epoch: PyTorch float64 "
+                 "against PyTorch float32 (same start, data and order), next to dlc against "
+                 "PyTorch float32; means over the seeds of the difference and of its size:\n\n"
+                 "| network | float64 - float32 | mean abs | per seed | dlc - PyTorch | "
+                 "mean abs |\n|---|---:|---:|---|---:|---:|\n" + "\n".join(floor_rows) + "\n")
     if budget_rows:
         text += ("\nWith --mem-budget (im2col workspaces chunked), test accuracy after the "
                  "last epoch, mean over the seeds:\n\n"

@@ -7,7 +7,10 @@ CrossEntropyLoss exactly as dlc's train step does, and prints one JSON
 object: test accuracy per epoch and the median train-step time per thread
 count.
 
-usage: torch_train.py NPZ NETWORK LR MOMENTUM EPOCHS BATCH TIMING_STEPS THREADS...
+usage: torch_train.py NPZ NETWORK LR MOMENTUM EPOCHS BATCH TIMING_STEPS DTYPE THREADS...
+
+DTYPE float32 is the comparison; float64 (same weights, data and order)
+measures how far rounding alone moves the accuracy.
 """
 import json
 import statistics
@@ -39,15 +42,16 @@ def network(name, weights):
 
 
 def main():
-    npz, name, lr, momentum, epochs, batch, timing_steps = sys.argv[1:8]
-    threads = [int(t) for t in sys.argv[8:]]
+    npz, name, lr, momentum, epochs, batch, timing_steps, dtype = sys.argv[1:9]
+    threads = [int(t) for t in sys.argv[9:]]
+    dtype = {"float32": torch.float32, "float64": torch.float64}[dtype]
     lr, momentum, epochs, batch = float(lr), float(momentum), int(epochs), int(batch)
     timing_steps = int(timing_steps)
     data = np.load(npz)
     weights = [data[f"w{i}"] for i in range(int(data["num_weights"]))]
-    x_train, y_train = torch.from_numpy(data["x_train"]), torch.from_numpy(data["y_train"])
-    x_test, y_test = torch.from_numpy(data["x_test"]), torch.from_numpy(data["y_test"])
-    net = network(name, weights)
+    x_train, y_train = torch.from_numpy(data["x_train"]).to(dtype), torch.from_numpy(data["y_train"])
+    x_test, y_test = torch.from_numpy(data["x_test"]).to(dtype), torch.from_numpy(data["y_test"])
+    net = network(name, weights).to(dtype)
     opt = torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum)
     loss_fn = nn.CrossEntropyLoss()
     torch.set_num_threads(threads[-1])

@@ -147,10 +147,13 @@ func.func @lane_reduction_reuse(%dy: tensor<4x4x10x8xf32>, %col: tensor<4x3x5x10
 // -----
 
 // im2col columns (dlc::im2colColumns) with stride 1: the rows along ow are
-// contiguous reads of the input, plain transfer_reads and no gather.
+// contiguous reads of the input, plain transfer_reads and no gather. Rows of
+// at most two vectors go a plane per forall iteration, an scf.for over its
+// rows.
 // CHECK-LABEL: func.func @contiguous_im2col
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<2x3x12x12xf32>)
-// CHECK: scf.forall ({{.*}}) in (2, 3, 5, 5, 8)
+// CHECK: scf.forall ({{.*}}) in (2, 3, 5, 5)
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK-NOT: vector.gather
 // CHECK: vector.transfer_read %[[X]]{{.*}} : tensor<2x3x12x12xf32>, vector<1x1x1x8xf32>
 // CHECK-NOT: vector.gather
