@@ -62,7 +62,10 @@ FailureOr<SmallVector<Value>> gradients(Operation *op, Value dy, Needed needed) 
   } else if (isa<IdentityOp>(op)) {
     dx[0] = dy;
   } else if (isa<ReluOp>(op)) {
-    dx[0] = g.where(g.compare("gt", x(0), zero(x(0))), dy, zero(dy));
+    // y > 0 exactly where x > 0 (NaN and -0 included); reading the output,
+    // as PyTorch does, lets the pre-activation die in the forward pass when
+    // nothing else needs it (1.2 MB of LeNet's plan).
+    dx[0] = g.where(g.compare("gt", y, zero(y)), dy, zero(dy));
   } else if (isa<SigmoidOp>(op)) {
     Value one = g.scalar(DlcBuilder::elem(y), 1.0);
     dx[0] = g.mul(dy, g.mul(y, g.sub(one, y)));

@@ -1,15 +1,18 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-autodiff --verify-diagnostics | FileCheck %s
 
-// Gemm + Relu: the Relu's gradient is masked where its input was positive,
-// the weight's is dY^T x (transB), the bias's a column sum; the results are
-// the loss, then one gradient per parameter in argument order.
+// Gemm + Relu: the Relu's gradient is masked where its output is positive
+// (as where its input was; reading the output lets the gemm result die in
+// the forward pass), the weight's is dY^T x (transB), the bias's a column
+// sum; the results are the loss, then one gradient per parameter in
+// argument order.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<4x3xf32>, %[[W:[^:]*]]: tensor<2x3xf32>
 // CHECK-SAME: %[[B:[^:]*]]: tensor<2xf32>
 // CHECK-SAME: -> (tensor<f32>, tensor<2x3xf32>, tensor<2xf32>)
 // CHECK: %[[Y:.*]] = dlc.gemm %[[X]], %[[W]], %[[B]]
+// CHECK: %[[R:.*]] = dlc.relu %[[Y]]
 // CHECK: %[[L:.*]] = dlc.reduce
-// CHECK: %[[POS:.*]] = dlc.compare %[[Y]], %{{.*}} {predicate = "gt"}
+// CHECK: %[[POS:.*]] = dlc.compare %[[R]], %{{.*}} {predicate = "gt"}
 // CHECK: %[[DY:.*]] = dlc.where %[[POS]]
 // CHECK: %[[DW:.*]] = dlc.gemm %[[DY]], %[[X]] {transA = true
 // CHECK: %[[DBS:.*]] = dlc.reduce %[[DY]] {axes = array<i64: 0>, keepdims = true, kind = "sum"}
