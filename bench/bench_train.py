@@ -16,7 +16,8 @@ of its unconstrained arena.
 usage: bench_train.py [--dlc build/tools/dlc/dlc] [--models build/models]
                       [--networks logreg,mlp,lenet] [--threads 1,2]
                       [--timing-steps 100] [--seeds 0,1,2] [--budget 0.6]
-                      [--noise-floor lenet] [--out bench/results/train.md]
+                      [--noise-floor lenet] [--timing-only]
+                      [--out bench/results/train.md]
 """
 import argparse
 import gzip
@@ -58,7 +59,7 @@ def idx(name):
 
 
 def dlc_train(lib, x_train, y_train, x_test, y_test, orders, lr, threads, timing_steps,
-              in_shape):
+              in_shape, train_epochs):
     """Accuracy per epoch (at the last thread count) and median step ms per count."""
     x = np.zeros(in_shape, np.float32)
     labels = np.zeros(BATCH, np.int64)
@@ -67,7 +68,7 @@ def dlc_train(lib, x_train, y_train, x_test, y_test, orders, lr, threads, timing
     with TrainModel(lib, threads[-1]) as m:
         step = m.stepper({"input": x, "labels": labels})
         run = m.runner({"input": x}, {m.signature["outputs"][0]["name"]: out})
-        for order in orders:
+        for order in orders[:train_epochs]:
             total, steps = 0.0, len(order) // BATCH
             for s in range(steps):
                 idx_ = order[s * BATCH:(s + 1) * BATCH]
@@ -109,6 +110,8 @@ def main():
                     help="LeNet's --mem-budget as a fraction of its arena (0: skip)")
     ap.add_argument("--noise-floor", default="lenet",
                     help="networks PyTorch also trains in float64 ('' for none)")
+    ap.add_argument("--timing-only", action="store_true",
+                    help="only the step times (first seed, no training to accuracy)")
     ap.add_argument("--out", default="bench/results/train.md")
     args = ap.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
@@ -119,10 +122,13 @@ def main():
     y_test = idx("t10k-labels-idx1-ubyte.gz").astype(np.int64)
 
     seeds = [int(x) for x in args.seeds.split(",")]
+    if args.timing_only:
+        seeds, args.budget, args.noise_floor = seeds[:1], 0, ""
     acc_rows, time_rows, budget_rows, floor_rows = [], [], [], []
     work = tempfile.mkdtemp(prefix="dlc-bench-train")
     for name in args.networks.split(","):
         model_file, lr, momentum, epochs, reference = NETWORKS[name]
+        train_epochs = 0 if args.timing_only else epochs
         model_path = os.path.join(args.models, model_file)
         model = onnx.load(model_path)
         weights = [numpy_helper.to_array(t) for t in model.graph.initializer]
@@ -157,7 +163,7 @@ def main():
                 out = subprocess.run(
                     ["/usr/bin/python3", os.path.join(os.path.dirname(__file__),
                                                       "torch_train.py"),
-                     npz, name, str(lr), str(momentum), str(epochs), str(BATCH),
+                     npz, name, str(lr), str(momentum), str(train_epochs), str(BATCH),
                      str(timing_steps), dtype] + [str(t) for t in threads],
                     capture_output=True, text=True)
                 if out.returncode != 0:
@@ -170,7 +176,8 @@ def main():
             ours = {}
             for key, path in libs.items():
                 accuracy, losses, times = dlc_train(path, x_train, y_train, x_test, y_test,
-                                                    orders, lr, threads, timing, in_shape)
+                                                    orders, lr, threads, timing, in_shape,
+                                                    train_epochs)
                 ours[key] = (accuracy, losses)
                 if k == 0 and key == "dlc":
                     for t in threads:
@@ -179,7 +186,7 @@ def main():
                                          f"{dt / tt:.2f} | {compile_s:.1f} |")
             runs.append((torch_res, ours))
         mean = statistics.mean
-        for e in range(epochs):
+        for e in range(train_epochs):
             t_acc = [r[0]["accuracy"][e] for r in runs]
             d_acc = [r[1]["dlc"][0][e] for r in runs]
             diffs = " ".join(f"{d - t:+.2f}" for d, t in zip(d_acc, t_acc))
@@ -206,17 +213,19 @@ def main():
                 f"| {name} | {arena} | {budget} ({args.budget:.0%}) | {planned} | "
                 f"{mean(t_acc):.2f} | {mean(d_acc):.2f} | {mean(b_acc):.2f} |")
 
-    text = ("Fashion-MNIST, batch 64, SGD (lr, momentum as in the training issue), same initial "
-            "weights and sample order for both; PyTorch 1.13 (Debian) vs dlc. Losses and "
-            f"accuracies are means over seeds {args.seeds} (each seed its own sample order); "
-            "the per-seed differences follow.\n\n"
-            "| network | epoch | PyTorch loss | dlc loss | PyTorch test acc % | dlc test acc % | "
-            "dlc - PyTorch | per seed | issue's PyTorch reference % |\n"
-            "|---|---:|---:|---:|---:|---:|---:|---|---:|\n"
-            + "\n".join(acc_rows) +
-            "\n\nMedian train-step time (batch 64; forward, backward, update):\n\n"
-            "| network | threads | PyTorch ms | dlc ms | dlc / PyTorch | dlc compile s |\n"
-            "|---|---:|---:|---:|---:|---:|\n" + "\n".join(time_rows) + "\n")
+    accuracy_text = (
+        "Fashion-MNIST, batch 64, SGD (lr, momentum as in the training issue), same initial "
+        "weights and sample order for both; PyTorch 1.13 (Debian) vs dlc. Losses and "
+        f"accuracies are means over seeds {args.seeds} (each seed its own sample order); "
+        "the per-seed differences follow.\n\n"
+        "| network | epoch | PyTorch loss | dlc loss | PyTorch test acc % | dlc test acc % | "
+        "dlc - PyTorch | per seed | issue's PyTorch reference % |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|\n" + "\n".join(acc_rows) + "\n\n")
+    text = ("" if args.timing_only else accuracy_text) + (
+        "Median train-step time (batch 64; forward, backward, update; "
+        f"{args.timing_steps} steps after 5 warm-up steps):\n\n"
+        "| network | threads | PyTorch ms | dlc ms | dlc / PyTorch | dlc compile s |\n"
+        "|---|---:|---:|---:|---:|---:|\n" + "\n".join(time_rows) + "\n")
     if floor_rows:
         text += ("\nRounding noise floor, test accuracy after the last epoch: PyTorch float64 "
                  "against PyTorch float32 (same start, data and order), next to dlc against "
