@@ -25,6 +25,7 @@ import json
 import os
 import statistics
 import subprocess
+import shutil
 import sys
 import tempfile
 import time
@@ -239,6 +240,7 @@ def main():
                  "dlc acc % | dlc with budget acc % |\n|---|---:|---:|---:|---:|---:|---:|\n"
                  + "\n".join(budget_rows) + "\n")
     write_report(text, args.out)
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
