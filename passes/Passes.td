@@ -66,8 +66,8 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
   let description = [{
     Contractions (matmul, batch matmul, im2col and 1x1 GEMMs): cache tiles
     over the parallel M/N dims as one scf.forall (the iterations the thread
-    pool shares out), a sequential K loop, then a `rows` x (2 x vector-width)
-    register tile over one k step. Cache tiles divide the dims where they
+    pool shares out), a sequential K loop, then a `rows` x (`n-vectors` x
+    vector-width) register tile over one k step. Cache tiles divide the dims where they
     can; register loops are peeled, so full tiles and remainders vectorize
     with static shapes (masks only where a tile is partial in two dims).
     All-parallel generics: one forall iteration per row, vectors along the
@@ -82,6 +82,8 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
            "f32 lanes of the target's vector registers (8 AVX2, 16 AVX-512)">,
     Option<"rows", "rows", "int64_t", /*default=*/"4",
            "rows of the register tile (accumulator rows)">,
+    Option<"nVectors", "n-vectors", "int64_t", /*default=*/"2",
+           "vectors along N in the register tile">,
     Option<"cacheM", "cache-m", "int64_t", "64", "cache tile along M">,
     Option<"cacheN", "cache-n", "int64_t", "128", "cache tile along N">,
     Option<"cacheK", "cache-k", "int64_t", "256", "cache tile along K">,

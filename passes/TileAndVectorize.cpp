@@ -224,7 +224,7 @@ struct TileAndVectorizePass
       signalPassFailure();
   }
 
-  /// M, N, K from the indexing maps: cache tiles, then a rows x 2*width
+  /// M, N, K from the indexing maps: cache tiles, then a rows x nVectors*width
   /// register tile over one k step (accumulators stay in registers).
   void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
@@ -234,7 +234,7 @@ struct TileAndVectorizePass
     unsigned m = dims->m.back(), n = dims->n.back(), k = dims->k.back();
     SmallVector<int64_t> cache(ranges.size(), 1), reg(ranges.size(), 1);
     cache[m] = cacheTile(cacheM, ranges[m], rows);
-    cache[n] = cacheTile(cacheN, ranges[n], 2 * vectorWidth);
+    cache[n] = cacheTile(cacheN, ranges[n], nVectors * vectorWidth);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
@@ -258,7 +258,7 @@ struct TileAndVectorizePass
                                                   : tileRanges[d];
     };
     reg[m] = std::min<int64_t>(rows, bound(m));
-    reg[n] = std::min<int64_t>(2 * vectorWidth, bound(n));
+    reg[n] = std::min<int64_t>(nVectors * vectorWidth, bound(n));
     SmallVector<int64_t> regTiles(reg);
     for (size_t i = 0; i < reg.size(); ++i)
       if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))
