@@ -21,6 +21,7 @@ struct CpuPipelineOptions {
   int64_t vectorWidth = 8; ///< f32 lanes: 8 for AVX2, 16 for AVX-512
   int optLevel = 3;        ///< 0 disables tiling and vectorization
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
+  bool rematerialize = false;    ///< recompute cheap tensors at late uses
 };
 
 /// dlc dialect -> linalg -> tiles/vectors -> bufferized -> planned -> LLVM

@@ -129,6 +129,38 @@ def MaterializeResults : Pass<"dlc-materialize-results", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def Rematerialize : Pass<"dlc-rematerialize", "mlir::func::FuncOp"> {
+  let summary = "Recompute cheap tensors next to their late uses instead of keeping them";
+  let description = [{
+    The recompute half of `--mem-budget` (activation checkpointing, as in
+    Mimose or Chen et al.'s sublinear memory): a tensor produced early and
+    read again much later (a forward activation the backward pass needs)
+    occupies arena bytes across everything in between. For a use at least
+    `min-distance` top-level ops after the previous one, the producer is
+    cloned right before it, so the original dies after its early uses.
+
+    Only one op is recomputed per use, and only when that costs no memory
+    elsewhere: the producer is a `tensor.pad` or a linalg op on tensors of
+    at most `max-flops-per-element` arithmetic ops per result element (pads,
+    elementwise ops, pooling windows, im2col copies; never a GEMM), and
+    every value it reads (operands and values its body captures) is a
+    function argument, a constant, or still live at the new use anyway.
+    Clones carry `dlc.recomputed` so that CSE does not merge them back. The
+    function records how many ops were cloned, their FLOPs and the bytes
+    they write (`dlc.recomputed_ops`, `dlc.recomputed_flops`,
+    `dlc.recomputed_bytes`) for `dlc inspect`.
+  }];
+  let options = [
+    Option<"minDistance", "min-distance", "int64_t", /*default=*/"16",
+           "top-level ops between two uses before the later one recomputes">,
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"4096",
+           "smallest tensor worth recomputing">,
+    Option<"maxFlopsPerElement", "max-flops-per-element", "int64_t", /*default=*/"64",
+           "costliest producer recomputed, in arithmetic ops per result element">,
+  ];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 def SplitEmptyTensors : Pass<"dlc-split-empty-tensors", "mlir::func::FuncOp"> {
   let summary = "Give every use of a tensor.empty an empty tensor of its own, next to it";
   let description = [{

@@ -25,6 +25,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   pm.addPass(createCanonicalizerPass());
+  // After im2col, while every producer is still one op on whole tensors.
+  if (opts.rematerialize)
+    pm.addNestedPass<func::FuncOp>(createRematerialize());
   if (opts.optLevel > 0) {
     TileAndVectorizeOptions tv;
     tv.vectorWidth = opts.vectorWidth;
@@ -110,6 +113,9 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
   Option<int64_t> maxWorkspaceBytes{*this, "max-workspace-bytes",
                                     llvm::cl::desc("largest im2col buffer (0: no limit)"),
                                     llvm::cl::init(0)};
+  Option<bool> rematerialize{*this, "rematerialize",
+                             llvm::cl::desc("recompute cheap tensors at their late uses"),
+                             llvm::cl::init(false)};
 };
 } // namespace
 
@@ -117,6 +123,6 @@ void dlc::registerDlcPipelines() {
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
-        buildCpuPipeline(pm, {o.vectorWidth, o.optLevel, o.maxWorkspaceBytes});
+        buildCpuPipeline(pm, {o.vectorWidth, o.optLevel, o.maxWorkspaceBytes, o.rematerialize});
       });
 }

@@ -25,9 +25,12 @@ struct CompileOptions {
   bool printIrAfterAll = false;
   std::string output;
   /// `--mem-budget`: the largest arena allowed (0: none). Over it, conv
-  /// im2col workspaces are chunked (maxWorkspaceBytes) until the plan fits.
+  /// im2col workspaces are chunked (maxWorkspaceBytes) until the plan fits,
+  /// and where that is not enough cheap activations are recomputed in
+  /// backward (rematerialize).
   int64_t memBudget = 0;
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
+  bool rematerialize = false;    ///< the dlc-rematerialize pass runs
   /// Training build (`--train`): the library also exports dlc_train_step.
   struct Training {
     bool enabled = false;

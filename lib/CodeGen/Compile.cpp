@@ -297,7 +297,8 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
                         [](Pass *, Operation *) { return true; },
                         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
-  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, opts.maxWorkspaceBytes});
+  dlc::buildCpuPipeline(
+      pm, {opts.target.vectorWidth, opts.optLevel, opts.maxWorkspaceBytes, opts.rematerialize});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
@@ -440,61 +441,93 @@ bool buildTrainModule(ModuleOp module, const dlc::CompileOptions::Training &t,
   return true;
 }
 
-/// The arena a module's plan needs with im2col workspaces capped at
-/// `limit` bytes (0: uncapped): the MLIR pipeline on a clone, no LLVM.
-bool trialArena(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit,
-                int64_t &arena, std::string &error) {
+/// What one trial of the MLIR pipeline (on a clone, no LLVM) plans: arena
+/// bytes, and what dlc-rematerialize recomputed.
+struct Trial {
+  int64_t arena = 0, recomputedOps = 0, recomputedFlops = 0, recomputedBytes = 0;
+};
+bool trialPlan(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit, bool remat,
+               Trial &t, std::string &error) {
   OwningOpRef<ModuleOp> copy = module.clone();
   MLIRContext *ctx = module.getContext();
   FirstDiagnostic first(ctx);
   PassManager pm(ctx);
-  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, limit});
+  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, limit, remat});
   if (failed(pm.run(*copy))) {
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
   }
   auto mainFn = copy->lookupSymbol<LLVM::LLVMFuncOp>("main");
-  auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>("dlc.arena_bytes") : IntegerAttr();
-  arena = a ? a.getInt() : 0;
+  auto intAttr = [&](const char *name) -> int64_t {
+    auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>(name) : IntegerAttr();
+    return a ? a.getInt() : 0;
+  };
+  t.arena = intAttr("dlc.arena_bytes");
+  t.recomputedOps = intAttr("dlc.recomputed_ops");
+  t.recomputedFlops = intAttr("dlc.recomputed_flops");
+  t.recomputedBytes = intAttr("dlc.recomputed_bytes");
   return true;
 }
 
 /// --mem-budget: the memory plan is dominated by im2col workspaces (LeNet
 /// at batch 64: 5 MB for conv1's, against 1.2 MB for its output), so the
-/// budget is met by chunking those, largest cap first, halving until the
-/// plan fits. Chunks run the same FLOPs; nothing is recomputed.
+/// budget is met first by chunking those, largest cap first, halving until
+/// the plan fits; chunks run the same FLOPs. Where no cap fits, the same
+/// search runs again with activations recomputed in backward
+/// (dlc-rematerialize), which costs FLOPs and is therefore the second resort.
 struct BudgetReport {
   int64_t unconstrained = 0, arena = 0, workspace = 0;
+  bool remat = false;
+  /// In the train step (else inference).
+  int64_t recomputedOps = 0, recomputedFlops = 0, recomputedBytes = 0;
 };
 bool fitBudget(ArrayRef<ModuleOp> modules, const dlc::CompileOptions &opts, BudgetReport &r,
                std::string &error) {
-  auto arenaWith = [&](int64_t limit, int64_t &arena) {
-    arena = 0;
+  // The largest arena over the modules; recompute figures from the last one
+  // (the train step when training).
+  auto planWith = [&](int64_t limit, bool remat, Trial &all) {
+    all = Trial();
     for (ModuleOp m : modules) {
-      int64_t a = 0;
-      if (!trialArena(m, opts, limit, a, error))
+      Trial t;
+      if (!trialPlan(m, opts, limit, remat, t, error))
         return false;
-      arena = std::max(arena, a);
+      all.arena = std::max(all.arena, t.arena);
+      all.recomputedOps = t.recomputedOps;
+      all.recomputedFlops = t.recomputedFlops;
+      all.recomputedBytes = t.recomputedBytes;
     }
     return true;
   };
-  if (!arenaWith(0, r.unconstrained))
+  Trial t;
+  if (!planWith(0, false, t))
     return false;
-  r.arena = r.unconstrained;
-  for (int64_t limit = opts.memBudget / 2; r.arena > opts.memBudget && limit >= 4096;
-       limit /= 2) {
-    int64_t arena = 0;
-    if (!arenaWith(limit, arena))
-      return false;
-    if (arena < r.arena)
-      r.arena = arena, r.workspace = limit;
+  r.unconstrained = r.arena = t.arena;
+  // Caps to try: none, then halving from half the budget down to 4 KiB.
+  SmallVector<int64_t> limits{0};
+  for (int64_t limit = opts.memBudget / 2; limit >= 4096; limit /= 2)
+    limits.push_back(limit);
+  for (bool remat : {false, true}) {
+    for (int64_t limit : limits) {
+      if (r.arena <= opts.memBudget)
+        return true;
+      if (!remat && limit == 0) // the unconstrained plan above
+        continue;
+      if (!planWith(limit, remat, t))
+        return false;
+      if (t.arena < r.arena) {
+        r.arena = t.arena, r.workspace = limit, r.remat = remat;
+        r.recomputedOps = t.recomputedOps, r.recomputedFlops = t.recomputedFlops;
+        r.recomputedBytes = t.recomputedBytes;
+      }
+    }
   }
   if (r.arena > opts.memBudget) {
     error = "--mem-budget " + std::to_string(opts.memBudget) +
             " bytes cannot be met: the smallest plan dlc finds needs " +
             std::to_string(r.arena) + " bytes (im2col workspaces chunked to " +
-            std::to_string(r.workspace) + " bytes; unconstrained " +
-            std::to_string(r.unconstrained) + " bytes)";
+            std::to_string(r.workspace) + " bytes" +
+            (r.remat ? ", " + std::to_string(r.recomputedOps) + " tensors recomputed" : "") +
+            "; unconstrained " + std::to_string(r.unconstrained) + " bytes)";
     return false;
   }
   return true;
@@ -525,6 +558,7 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
     if (!fitBudget(modules, opts, budget, error))
       return false;
     opts.maxWorkspaceBytes = budget.workspace;
+    opts.rematerialize = budget.remat;
   }
   // --emit at a level before the library shows the train step when training.
   ModuleOp primary = trainModule ? *trainModule : module;
@@ -634,7 +668,9 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
                             {"unconstrained_arena_bytes", budget.unconstrained},
                             {"arena_bytes", arenaBytes},
                             {"max_workspace_bytes", budget.workspace},
-                            {"extra_flops", 0}};
+                            {"recomputed_ops", budget.recomputedOps},
+                            {"recomputed_bytes", budget.recomputedBytes},
+                            {"extra_flops", budget.recomputedFlops}};
   sig["opset"] = model.opset;
   sig["graph"] = model.graphName;
   std::string json = sig.dump();

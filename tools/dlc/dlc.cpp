@@ -350,10 +350,12 @@ int inspectCommand(int argc, char **argv) {
     int64_t budget = b["budget_bytes"], planned = b["arena_bytes"],
             free = b["unconstrained_arena_bytes"], cap = b["max_workspace_bytes"];
     printf("memory budget: %lld bytes; arena %lld bytes without it, %lld with it (%.1f%%, %s); "
-           "im2col workspaces %s; extra FLOPs %lld\n",
+           "im2col workspaces %s; %lld tensors recomputed (%lld bytes), extra FLOPs %lld per step\n",
            (long long)budget, (long long)free, (long long)planned,
            free ? 100.0 * planned / free : 100.0, planned <= budget ? "fits" : "over",
            cap ? ("chunked to at most " + std::to_string(cap) + " bytes").c_str() : "unchunked",
+           (long long)b.value("recomputed_ops", int64_t(0)),
+           (long long)b.value("recomputed_bytes", int64_t(0)),
            (long long)b["extra_flops"].get<int64_t>());
   }
   printf("signature: %s\n", sig.dump().c_str());
