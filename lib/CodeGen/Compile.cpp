@@ -282,6 +282,14 @@ struct Lowered {
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0;
 };
 
+/// An integer the pipeline recorded on the lowered entry (the plan's
+/// sizes, what was recomputed); 0 when absent.
+int64_t mainIntAttr(ModuleOp module, llvm::StringRef name) {
+  auto mainFn = module.lookupSymbol<LLVM::LLVMFuncOp>("main");
+  auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>(name) : IntegerAttr();
+  return a ? a.getInt() : 0;
+}
+
 /// `prefix` names the module's symbols apart ("" for inference, "train_"
 /// for the train step); `dir` receives externalized weights (lib only).
 bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::string &prefix,
@@ -303,11 +311,7 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
   }
-  auto mainFn = module.lookupSymbol<LLVM::LLVMFuncOp>("main");
-  auto intAttr = [&](const char *name) -> int64_t {
-    auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>(name) : IntegerAttr();
-    return a ? a.getInt() : 0;
-  };
+  auto intAttr = [&](const char *name) { return mainIntAttr(module, name); };
   out.arenaBytes = intAttr("dlc.arena_bytes");
   out.lowerBound = intAttr("dlc.arena_lower_bound");
   out.buffers = intAttr("dlc.arena_buffers");
@@ -457,11 +461,7 @@ bool trialPlan(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit, 
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
   }
-  auto mainFn = copy->lookupSymbol<LLVM::LLVMFuncOp>("main");
-  auto intAttr = [&](const char *name) -> int64_t {
-    auto a = mainFn ? mainFn->getAttrOfType<IntegerAttr>(name) : IntegerAttr();
-    return a ? a.getInt() : 0;
-  };
+  auto intAttr = [&](const char *name) { return mainIntAttr(*copy, name); };
   t.arena = intAttr("dlc.arena_bytes");
   t.recomputedOps = intAttr("dlc.recomputed_ops");
   t.recomputedFlops = intAttr("dlc.recomputed_flops");
