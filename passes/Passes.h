@@ -28,7 +28,19 @@ struct CpuPipelineOptions {
 /// dialect. The entry function must be named `main`.
 void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
 
-/// Registers `--dlc-cpu-pipeline` with dlc-opt.
+/// What the CUDA pipeline needs to know about the target.
+struct CudaPipelineOptions {
+  std::string chip = "sm_90";   ///< NVPTX CPU: sm_80, sm_90, sm_90a
+  int64_t threadsPerBlock = 256;
+  std::string toolkitPath;      ///< CUDA toolkit (libdevice); "" lets MLIR look
+};
+
+/// dlc dialect -> linalg -> bufferized -> planned (arena + weights buffer)
+/// -> gpu.launch per loop nest -> outlined kernels -> NVVM -> PTX held in a
+/// gpu.binary; the entry keeps only gpu.launch_func ops.
+void buildCudaPipeline(mlir::OpPassManager &pm, const CudaPipelineOptions &opts);
+
+/// Registers `--dlc-cpu-pipeline` and `--dlc-cuda-pipeline` with dlc-opt.
 void registerDlcPipelines();
 } // namespace dlc
 

@@ -161,6 +161,53 @@ def Rematerialize : Pass<"dlc-rematerialize", "mlir::func::FuncOp"> {
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }
 
+def PlanWeights : Pass<"dlc-plan-weights", "mlir::ModuleOp"> {
+  let summary = "Read every constant of the entry from one weights buffer argument";
+  let description = [{
+    For the GPU, after bufferization: each `memref.get_global` of a constant
+    becomes a `memref.view` at a fixed 64-byte aligned offset of a new last
+    argument of the entry (`dlc.role = "weights"`), which the runtime fills
+    once at create. Globals keep their data and get `dlc.weights_offset`;
+    the entry records `dlc.weights_bytes`.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"main\"", "entry function">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
+}
+
+def MapToGpu : Pass<"dlc-map-to-gpu", "mlir::func::FuncOp"> {
+  let summary = "Turn the planned entry's loops into gpu.launch ops, one thread per iteration";
+  let description = [{
+    For the CUDA back end, after the memory plan. Linalg ops become loops;
+    each top-level `scf.parallel` becomes a `gpu.launch` whose threads
+    (linearized, `threads-per-block` to a block) each run one iteration;
+    any other op that touches memory runs in a one-thread launch (marked
+    `dlc.single_thread`). View-like ops and constants are sunk into the
+    launches so that kernels capture only the entry's arguments.
+  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
+           "threads in a block">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def MergeKernelModules : Pass<"dlc-merge-kernel-modules", "mlir::ModuleOp"> {
+  let summary = "Move every outlined kernel into one gpu.module";
+  let description = [{
+    After gpu-kernel-outlining (one gpu.module per kernel): one module, so
+    one PTX file and one cubin. Kernels are renamed after their old
+    modules and every gpu.launch_func is updated.
+  }];
+  let options = [
+    Option<"moduleName", "module-name", "std::string", /*default=*/"\"dlc_kernels\"",
+           "name of the merged gpu.module">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
 def SplitEmptyTensors : Pass<"dlc-split-empty-tensors", "mlir::func::FuncOp"> {
   let summary = "Give every use of a tensor.empty an empty tensor of its own, next to it";
   let description = [{

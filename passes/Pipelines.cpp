@@ -4,6 +4,8 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -13,14 +15,48 @@
 
 using namespace mlir;
 
-void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
-  // Graph level -> linalg on tensors.
-  pm.addNestedPass<func::FuncOp>(createWidenNarrowFloats());
-  LowerToLinalgOptions lower;
-  lower.maxWorkspaceBytes = opts.maxWorkspaceBytes;
-  pm.addNestedPass<func::FuncOp>(createLowerToLinalg(lower));
+namespace {
+/// Tensors to buffers, the same on every target: graph outputs are written
+/// in place into the caller's memory.
+void addBufferization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(dlc::createMaterializeResults());
+  pm.addNestedPass<func::FuncOp>(dlc::createSplitEmptyTensors());
+  bufferization::OneShotBufferizationOptions bufOpts;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  bufOpts.bufferAlignment = 64;
+  // linalg.copy lowers to loops; a strided memref.copy would call
+  // memrefCopy from MLIR's runner library, which the artifact does not have.
+  auto linalgCopy = [](OpBuilder &b, Location loc, Value from, Value to) {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
+  bufOpts.memCpyFn = linalgCopy;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  bufferization::BufferResultsToOutParamsOpts outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.memCpyFn = linalgCopy;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+/// dlc ops to linalg on tensors, fused elementwise chains.
+void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes) {
+  pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
+  dlc::LowerToLinalgOptions lower;
+  lower.maxWorkspaceBytes = maxWorkspaceBytes;
+  pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+}
+} // namespace
+
+void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+  // Graph level -> linalg on tensors.
+  addLowerToLinalg(pm, opts.maxWorkspaceBytes);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
@@ -43,30 +79,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addNestedPass<func::FuncOp>(createMaterializeResults());
-  pm.addNestedPass<func::FuncOp>(createSplitEmptyTensors());
-
-  // Buffers: graph outputs are written in place into the caller's memory.
-  bufferization::OneShotBufferizationOptions bufOpts;
-  bufOpts.bufferizeFunctionBoundaries = true;
-  bufOpts.setFunctionBoundaryTypeConversion(
-      bufferization::LayoutMapOption::IdentityLayoutMap);
-  bufOpts.bufferAlignment = 64;
-  // linalg.copy lowers to loops; a strided memref.copy would call
-  // memrefCopy from MLIR's runner library, which the artifact does not have.
-  auto linalgCopy = [](OpBuilder &b, Location loc, Value from, Value to) {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  };
-  bufOpts.memCpyFn = linalgCopy;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
-  bufferization::BufferResultsToOutParamsOpts outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.memCpyFn = linalgCopy;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  addBufferization(pm);
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (opts.optLevel > 0)
@@ -103,6 +116,49 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createVerifyNoHeapAlloc());
 }
 
+void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) {
+  addLowerToLinalg(pm, /*maxWorkspaceBytes=*/0);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  addBufferization(pm);
+  // One device arena, one weights buffer: the entry's arguments are then
+  // inputs, outputs, arena, weights, and kernels read nothing else.
+  pm.addPass(createPlanMemory());
+  pm.addPass(createVerifyNoHeapAlloc());
+  pm.addPass(createPlanWeights());
+  MapToGpuOptions map;
+  map.threadsPerBlock = opts.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createMapToGpu(map));
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMergeKernelModules());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  // Kernels: NVVM, then PTX through LLVM's NVPTX back end in process.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = opts.chip;
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  // Views of the arena (subviews, reshapes) become pointer arithmetic.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertSCFToCFPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // What NVVM's patterns leave (math.fma) becomes LLVM intrinsics.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  binary.toolkitPath = opts.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
 namespace {
 struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
   Option<int64_t> vectorWidth{*this, "vector-width",
@@ -117,9 +173,21 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
                              llvm::cl::desc("recompute cheap tensors at their late uses"),
                              llvm::cl::init(false)};
 };
+
+struct CudaPipelineCLOptions : PassPipelineOptions<CudaPipelineCLOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("NVIDIA GPU (sm_80, sm_90)"),
+                           llvm::cl::init("sm_90")};
+  Option<int64_t> threadsPerBlock{*this, "threads-per-block", llvm::cl::desc("threads a block"),
+                                  llvm::cl::init(256)};
+};
 } // namespace
 
 void dlc::registerDlcPipelines() {
+  PassPipelineRegistration<CudaPipelineCLOptions>(
+      "dlc-cuda-pipeline", "dlc dialect to PTX kernels and a launch-only host entry",
+      [](OpPassManager &pm, const CudaPipelineCLOptions &o) {
+        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, ""});
+      });
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {

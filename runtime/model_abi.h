@@ -8,6 +8,7 @@
 #ifndef DLC_RUNTIME_MODEL_ABI_H
 #define DLC_RUNTIME_MODEL_ABI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DLC_HIDDEN __attribute__((visibility("hidden")))
@@ -31,6 +32,33 @@ typedef struct dlc_train_meta {
   void (*entry)(void **args);
 } dlc_train_meta;
 
+/* CUDA builds: the host side is a launch list over one device buffer laid
+ * out as [weights | arena | inputs | outputs], each part 256-byte aligned;
+ * kernel arguments are pointers into it. */
+enum {
+  DLC_GPU_ARG_INPUT = 0,   /* index: which input */
+  DLC_GPU_ARG_OUTPUT = 1,  /* index: which output */
+  DLC_GPU_ARG_ARENA = 2,
+  DLC_GPU_ARG_WEIGHTS = 3
+};
+typedef struct dlc_gpu_arg {
+  int32_t kind, index;
+} dlc_gpu_arg;
+typedef struct dlc_gpu_launch {
+  const char *kernel;
+  uint32_t grid[3], block[3];
+  int32_t num_args;
+  const dlc_gpu_arg *args;
+} dlc_gpu_launch;
+typedef struct dlc_gpu_meta {
+  const char *chip;   /* sm_90 */
+  const void *image;  /* cubin, or PTX (NUL-terminated) for the driver to JIT */
+  const void *weights;
+  int64_t weights_bytes;
+  int32_t num_launches;
+  const dlc_gpu_launch *launches;
+} dlc_gpu_meta;
+
 typedef struct dlc_model_meta {
   int32_t num_inputs, num_outputs;
   const dlc_tensor_desc *inputs, *outputs;
@@ -40,6 +68,8 @@ typedef struct dlc_model_meta {
   const dlc_tensor_desc *params;
   const void *const *param_init; /* initial bytes of each parameter */
   const dlc_train_meta *train;   /* NULL: an inference-only library */
+  void (*entry)(void **args);    /* the CPU code; NULL in CUDA builds */
+  const dlc_gpu_meta *gpu;       /* NULL in CPU builds */
 } dlc_model_meta;
 
 extern DLC_HIDDEN const dlc_model_meta dlc_meta;
@@ -48,5 +78,12 @@ extern DLC_HIDDEN const dlc_model_meta dlc_meta;
  * then outputs, then the arena, then the thread pool (passed back to
  * dlc_parallel_for). */
 DLC_HIDDEN void dlc_model_entry(void **args);
+
+/* The CUDA part of the runtime (cuda.c): the driver is dlopen'ed at create. */
+struct dlc_gpu_state;
+int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t error_size);
+int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outputs,
+                char *error, size_t error_size);
+void dlc_gpu_destroy(struct dlc_gpu_state *g);
 
 #endif

@@ -57,6 +57,7 @@ struct dlc_model {
   int current;
   void **train_args;
   union { float f; double d; } lr, loss;
+  struct dlc_gpu_state *gpu; /* CUDA builds */
   char error[512];
 };
 
@@ -224,10 +225,38 @@ static int persist_start(dlc_model *m) {
   return 1;
 }
 
+/* CUDA builds: the instance holds the argument slots for binding and the
+ * device state; the arena lives on the device (the `arena` argument must
+ * be NULL). */
+static int create_gpu(dlc_model **out, void *arena) {
+  if (arena)
+    return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT,
+                     "dlc_create: a CUDA library allocates its arena on the device; pass NULL");
+  dlc_model *m = calloc(1, sizeof(dlc_model));
+  void **args = m ? calloc((size_t)dlc_meta.num_inputs + dlc_meta.num_outputs + 1,
+                           sizeof(void *)) : NULL;
+  if (!m || !args) {
+    free(m);
+    free(args);
+    return set_error(create_error, DLC_ERROR_OUT_OF_MEMORY, "dlc_create: out of host memory");
+  }
+  m->args = args;
+  int rc = dlc_gpu_create(&m->gpu, create_error, sizeof(create_error));
+  if (rc) {
+    free(args);
+    free(m);
+    return rc;
+  }
+  *out = m;
+  return DLC_OK;
+}
+
 DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   if (!out)
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT, "dlc_create: out is NULL");
   *out = NULL;
+  if (dlc_meta.gpu)
+    return create_gpu(out, arena);
   if (arena && arena_bytes < dlc_arena_bytes())
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT,
                      "dlc_create: arena of %zu bytes is smaller than the %zu the model needs",
@@ -268,6 +297,8 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
 DLC_API int dlc_set_threads(dlc_model *m, int threads) {
   if (!m || threads < 0)
     return DLC_ERROR_INVALID_ARGUMENT;
+  if (m->gpu)
+    return DLC_OK; /* the host only enqueues work */
   int most = m->pool.num_workers + 1;
   m->pool.active = threads == 0 || threads > most ? most : threads;
   return DLC_OK;
@@ -379,13 +410,21 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   if (!rc)
     rc = bind(m, "output", dlc_meta.outputs, dlc_meta.num_outputs, outputs, num_outputs,
               m->args + dlc_meta.num_inputs + num_params());
-  if (!rc)
+  if (!rc && !m->gpu)
     rc = check_overlap(m);
   if (rc)
     return rc;
+  if (m->gpu) {
+    rc = dlc_gpu_run(m->gpu, m->args, m->args + dlc_meta.num_inputs, m->error,
+                     sizeof(m->error));
+    if (rc)
+      return rc;
+    m->error[0] = 0;
+    return DLC_OK;
+  }
   for (int i = 0; i < num_params(); ++i)
     m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
-  dlc_model_entry(m->args);
+  dlc_meta.entry(m->args);
   m->error[0] = 0;
   return DLC_OK;
 }
@@ -397,7 +436,10 @@ DLC_API const char *dlc_last_error(const dlc_model *m) {
 DLC_API void dlc_destroy(dlc_model *m) {
   if (!m)
     return;
-  pool_stop(&m->pool);
+  if (m->gpu)
+    dlc_gpu_destroy(m->gpu);
+  else
+    pool_stop(&m->pool);
   if (m->owns_arena)
     free(m->arena);
   free(m->args);

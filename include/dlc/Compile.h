@@ -9,10 +9,11 @@
 namespace dlc {
 /// What the code is generated for.
 struct Target {
-  std::string name;     ///< as given: x86-64-avx2, x86-64-avx512, native
-  std::string cpu;      ///< LLVM CPU name
+  std::string name;     ///< as given: x86-64-avx2, x86-64-avx512, native, cuda:sm_90
+  std::string cpu;      ///< LLVM CPU name (for CUDA: the GPU, sm_90)
   std::string features; ///< LLVM feature string
   int64_t vectorWidth;  ///< f32 lanes
+  bool isCuda() const { return name.rfind("cuda:", 0) == 0; }
 };
 
 /// Resolves --target; false with `error` for an unknown name.
@@ -21,7 +22,7 @@ bool resolveTarget(const std::string &name, Target &target, std::string &error);
 struct CompileOptions {
   Target target;
   int optLevel = 3;
-  std::string emit = "lib"; ///< mlir | llvm | asm | obj | lib
+  std::string emit = "lib"; ///< mlir | llvm | asm | obj | lib; CUDA: mlir | ptx | cubin | lib
   bool printIrAfterAll = false;
   std::string output;
   /// `--mem-budget`: the largest arena allowed (0: none). Over it, conv
@@ -39,6 +40,10 @@ struct CompileOptions {
     double momentum = 0.0, weightDecay = 0.0;
   } train;
 };
+
+/// The CUDA back end (`--target=cuda:sm_XX`): PTX, cubin or a host library
+/// embedding them; called by compileModel.
+bool compileCudaModel(ImportedModel &model, const CompileOptions &options, std::string &error);
 
 /// Lowers, plans and emits `model`; false with a one-line `error` on failure.
 bool compileModel(ImportedModel &model, const CompileOptions &options,

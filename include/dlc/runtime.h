@@ -25,7 +25,8 @@ typedef enum dlc_status {
   DLC_ERROR_DTYPE = 4,            /* element type differs from the signature */
   DLC_ERROR_OUT_OF_MEMORY = 5,    /* dlc_create could not allocate the arena */
   DLC_ERROR_NOT_TRAINABLE = 6,    /* a training call on a library built without --train */
-  DLC_ERROR_IO = 7                /* a parameter file could not be read or written */
+  DLC_ERROR_IO = 7,               /* a parameter file could not be read or written */
+  DLC_ERROR_DEVICE = 8            /* CUDA builds: no driver or GPU, or a CUDA call failed */
 } dlc_status;
 
 /* Element types, numbered as ONNX's TensorProto. bool is one byte (0 or 1). */

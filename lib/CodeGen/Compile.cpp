@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "dlc/Compile.h"
 #include "dlc/DType.h"
+#include "Artifact.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,6 +47,9 @@ void LLVMInitializeX86Target();
 void LLVMInitializeX86TargetMC();
 void LLVMInitializeX86AsmPrinter();
 }
+} // namespace
+
+namespace dlc::codegen {
 
 /// Writes `data` to `path` through a temporary file and a rename, so a
 /// failed write never leaves a half-written output behind.
@@ -143,7 +147,8 @@ std::string metadataSource(const dlc::ImportedModel &model, int64_t arenaBytes,
   src += "DLC_HIDDEN const dlc_model_meta dlc_meta = {" + std::to_string(model.inputs.size()) +
          ", " + std::to_string(model.outputs.size()) + ", inputs, outputs, " +
          std::to_string(arenaBytes) + ", " + cString(json) + ", " +
-         std::to_string(model.parameters.size()) + ", params, param_inits, " + trainRef + "};\n";
+         std::to_string(model.parameters.size()) + ", params, param_inits, " + trainRef +
+         ", dlc_model_entry, 0};\n";
   return src;
 }
 
@@ -260,21 +265,54 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
   mpm.run(m, mam);
 }
 
-/// Keeps the first diagnostic emitted while it lives ("loc: message"), to
-/// report a failed pass pipeline in one line.
-struct FirstDiagnostic {
-  std::string text;
-  ScopedDiagnosticHandler handler;
-  explicit FirstDiagnostic(MLIRContext *ctx)
-      : handler(ctx, [this](Diagnostic &d) {
-          if (text.empty()) {
-            llvm::raw_string_ostream os(text);
-            os << d.getLocation() << ": " << d.str();
-          }
-          return success();
-        }) {}
-};
+/// Keeps the first diagnostic, to report a failed pass pipeline in one line.
+FirstDiagnostic::FirstDiagnostic(MLIRContext *ctx)
+    : handler(ctx, [this](Diagnostic &d) {
+        if (text.empty()) {
+          llvm::raw_string_ostream os(text);
+          os << d.getLocation() << ": " << d.str();
+        }
+        return success();
+      }) {}
 
+/// Compiles `sources` with the runtime archive into the shared library
+/// `output`, through a temporary file in the sources' directory.
+bool linkLibrary(const std::vector<std::string> &sources, const std::string &tmpLib,
+                 const std::string &output, std::string &error) {
+  std::string cc = findCompiler();
+  if (cc.empty()) {
+    error = "no C compiler/linker found (clang-19, cc or gcc) to link the library";
+    return false;
+  }
+  std::string inc = "-I" + runtimeDir(), archive = runtimeArchive();
+  std::vector<llvm::StringRef> args{cc, "-shared", "-fPIC", "-O2", inc};
+  for (const std::string &src : sources)
+    args.push_back(src);
+  for (llvm::StringRef a : {"-Wl,--whole-archive", archive.c_str(), "-Wl,--no-whole-archive",
+                            "-o", tmpLib.c_str(), "-lm", "-lpthread", "-ldl", "-Wl,-Bsymbolic",
+                            "-Wl,-z,noexecstack", "-Wl,--no-undefined"})
+    args.push_back(a);
+  std::string execError;
+  int rc = llvm::sys::ExecuteAndWait(cc, args, std::nullopt, {}, 0, 0, &execError);
+  if (rc != 0) {
+    error = "linking the library failed (" + cc + " exited with " + std::to_string(rc) +
+            (execError.empty() ? "" : ": " + execError) + ")";
+    return false;
+  }
+  std::error_code ec = llvm::sys::fs::rename(tmpLib, output);
+  if (ec) // another file system: copy instead
+    ec = llvm::sys::fs::copy_file(tmpLib, output);
+  if (ec) {
+    error = "cannot write '" + output + "': " + ec.message();
+    return false;
+  }
+  return true;
+}
+} // namespace dlc::codegen
+
+using namespace dlc::codegen;
+
+namespace {
 /// One module (inference or train step) through the MLIR pipeline and LLVM
 /// to machine code (or LLVM IR for --emit=llvm).
 struct Lowered {
@@ -540,6 +578,13 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
   ModuleOp module = *model.module;
   OwningOpRef<ModuleOp> trainModule;
   TrainSignature trainSig;
+  if (opts.target.isCuda() && (opts.train.enabled || opts.memBudget > 0)) {
+    error = std::string(opts.train.enabled ? "--train" : "--mem-budget") +
+            " is not supported for " + opts.target.name + " yet (CPU targets only)";
+    return false;
+  }
+  if (opts.target.isCuda() && opts.emit != "mlir")
+    return compileCudaModel(model, opts, error);
   if (opts.train.enabled) {
     if (model.parameters.empty()) {
       error = "--train: the model has no float initializers to train";
@@ -690,36 +735,5 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
     ok = writeFileAtomically(sources[4], train.code, error) &&
          writeFileAtomically(sources[5], train.weightsAsm, error);
   }
-  std::string cc = findCompiler();
-  if (ok && cc.empty()) {
-    error = "no C compiler/linker found (clang-19, cc or gcc) to link the library";
-    ok = false;
-  }
-  if (ok) {
-    std::string inc = "-I" + runtimeDir(), archive = runtimeArchive();
-    std::vector<llvm::StringRef> args{cc, "-shared", "-fPIC", "-O2", inc};
-    for (const std::string &src : sources)
-      args.push_back(src);
-    for (llvm::StringRef a : {"-Wl,--whole-archive", archive.c_str(), "-Wl,--no-whole-archive",
-                              "-o", tmpLib.c_str(), "-lm", "-lpthread", "-Wl,-Bsymbolic",
-                              "-Wl,-z,noexecstack", "-Wl,--no-undefined"})
-      args.push_back(a);
-    std::string execError;
-    int rc = llvm::sys::ExecuteAndWait(cc, args, std::nullopt, {}, 0, 0, &execError);
-    if (rc != 0) {
-      error = "linking the library failed (" + cc + " exited with " + std::to_string(rc) +
-              (execError.empty() ? "" : ": " + execError) + ")";
-      ok = false;
-    }
-  }
-  if (ok) {
-    std::error_code ec = llvm::sys::fs::rename(tmpLib, opts.output);
-    if (ec) // another file system: copy instead
-      ec = llvm::sys::fs::copy_file(tmpLib, opts.output);
-    if (ec) {
-      error = "cannot write '" + opts.output + "': " + ec.message();
-      ok = false;
-    }
-  }
-  return ok;
+  return ok && linkLibrary(sources, tmpLib, opts.output, error);
 }

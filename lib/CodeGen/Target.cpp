@@ -30,6 +30,22 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.vectorWidth = features.lookup("avx512f") ? 16 : 8;
     return true;
   }
-  error = "unknown target '" + name + "' (use x86-64-avx2, x86-64-avx512 or native)";
+  if (name.rfind("cuda:", 0) == 0) {
+    // NVIDIA GPUs LLVM 19's NVPTX back end knows and the runtime was tested
+    // against: Ampere (sm_80, sm_86), Ada (sm_89), Hopper (sm_90, sm_90a).
+    std::string chip = name.substr(5);
+    for (const char *known : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"})
+      if (chip == known) {
+        target.cpu = chip;
+        target.features = "+ptx80";
+        target.vectorWidth = 1;
+        return true;
+      }
+    error = "unknown CUDA target '" + name + "' (use cuda:sm_80, cuda:sm_86, cuda:sm_89, "
+            "cuda:sm_90 or cuda:sm_90a)";
+    return false;
+  }
+  error = "unknown target '" + name +
+          "' (use x86-64-avx2, x86-64-avx512, native or cuda:sm_90)";
   return false;
 }

@@ -29,9 +29,9 @@ using namespace dlc::cli;
 int usage() {
   fprintf(stderr,
           "usage:\n"
-          "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native]\n"
+          "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native|cuda:sm_90]\n"
           "              [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]... [-O0..-O3]\n"
-          "              [--emit=mlir|llvm|asm|obj|lib] [--print-ir-after-all]\n"
+          "              [--emit=mlir|llvm|asm|obj|lib|ptx|cubin] [--print-ir-after-all]\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
           "  dlc inspect LIB.so\n"
@@ -71,8 +71,9 @@ int compileCommand(int argc, char **argv) {
     } else if (optionValue(argc, argv, i, "--emit", value)) {
       opts.emit = value;
       if (!(value == "mlir" || value == "llvm" || value == "asm" || value == "obj" ||
-            value == "lib"))
-        return fail("--emit must be mlir, llvm, asm, obj or lib (got '" + value + "')");
+            value == "lib" || value == "ptx" || value == "cubin"))
+        return fail("--emit must be mlir, llvm, asm, obj, lib, ptx or cubin (got '" + value +
+                    "')");
     } else if (optionValue(argc, argv, i, "--input-shape", value)) {
       auto eq = value.find('=');
       std::vector<int64_t> dims;
@@ -328,8 +329,16 @@ int inspectCommand(int argc, char **argv) {
   printf("library: %s\n", argv[2]);
   list("inputs", sig["inputs"]);
   list("outputs", sig["outputs"]);
-  printf("target: %s (cpu %s, %d f32 lanes)\n", sig["target"]["name"].get<std::string>().c_str(),
-         sig["target"]["cpu"].get<std::string>().c_str(), sig["target"]["vector_width"].get<int>());
+  const auto &target = sig["target"];
+  if (target.contains("chip")) // CUDA build
+    printf("target: %s (GPU %s, %s kernels, %lld launches; device buffer: weights %lld bytes "
+           "+ arena + inputs + outputs)\n",
+           target["name"].get<std::string>().c_str(), target["chip"].get<std::string>().c_str(),
+           target["image"].get<std::string>().c_str(), (long long)sig["launches"].get<int64_t>(),
+           (long long)sig["memory_plan"]["weights_bytes"].get<int64_t>());
+  else
+    printf("target: %s (cpu %s, %d f32 lanes)\n", target["name"].get<std::string>().c_str(),
+           target["cpu"].get<std::string>().c_str(), target["vector_width"].get<int>());
   const auto &plan = sig["memory_plan"];
   int64_t arena = plan["arena_bytes"], bound = plan["lower_bound_bytes"];
   printf("memory plan: arena %lld bytes, lower bound %lld bytes (peak live), ratio %.3f, "

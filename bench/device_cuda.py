@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""CUDA builds on the device machine: numbers against onnxruntime (CPU), device
+pointers, allocation counts and run times. Builds nothing there (no LLVM/MLIR).
+
+Here:    for m in mlp lenet mobilenetv2 resnet18 resnet50; do
+           build/tools/dlc/dlc compile build/models/$m.onnx --target=cuda:sm_90 \\
+             -o devrun/cuda/$m.so; done
+         cc -shared -fPIC test/cuda/count_cuda_allocs.c -o devrun/libcount_cuda_allocs.so \\
+           -L/usr/local/cuda/lib64/stubs -Wl,--no-as-needed -lcuda -ldl
+         cp bench/device_cuda.py bench/dlc_ctypes.py devrun/
+Device:  python3 models/build_models.py devrun/models > /dev/null &&
+         python3 devrun/device_cuda.py mlp lenet ...
+         (through the device tool, carrying devrun/; a library over the carry
+         limit travels in parts, joined with cat before this runs)
+
+For each model: the output of one run on random inputs (uniform [-1, 1],
+seed 0) against onnxruntime's CPU result (float32 kernels: rtol 1e-3, atol
+1e-4); the same run with the input and output in device memory (torch
+tensors); the driver's allocation calls during create and over 100 runs
+(through the counting shim); medians of 20 calls.
+"""
+import ctypes
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Before any library loads the driver: count its allocation calls.
+os.environ["DLC_CUDA_DRIVER"] = os.path.join(HERE, "libcount_cuda_allocs.so")
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import onnxruntime as ort  # noqa: E402
+
+sys.path.insert(0, HERE)
+from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
+
+shim = ctypes.CDLL(os.environ["DLC_CUDA_DRIVER"])
+shim.dlc_count_allocations.restype = ctypes.c_long
+
+
+def dims(value_info):
+    return [d.dim_value for d in value_info.type.tensor_type.shape.dim]
+
+
+def device_tensor(name, t):
+    shape = (ctypes.c_int64 * t.dim())(*t.shape)
+    out = Tensor()
+    out.name, out.dtype, out.rank = name.encode(), 1, t.dim()
+    out.shape, out.data = shape, ctypes.c_void_p(t.data_ptr())
+    out._keep = shape
+    return out
+
+
+def check(name, torch):
+    path = f"{HERE}/models/{name}.onnx"
+    m = onnx.load(path)
+    inp, out = m.graph.input[0], m.graph.output[0]
+    x = np.random.default_rng(0).uniform(-1, 1, dims(inp)).astype(np.float32)
+    y = np.full(dims(out), np.nan, np.float32)
+    lib = load(f"{HERE}/cuda/{name}.so")
+    lib.dlc_last_error.restype = ctypes.c_char_p
+    model = ctypes.c_void_p()
+    before = shim.dlc_count_allocations()
+    rc = lib.dlc_create(ctypes.byref(model), None, 0)
+    if rc:
+        print(f"| {name} | create failed: {lib.dlc_last_error(None).decode()} |")
+        return
+    at_create = shim.dlc_count_allocations() - before
+    ins, outs = (Tensor * 1)(tensor(inp.name, x)), (Tensor * 1)(tensor(out.name, y))
+    run = lambda: lib.dlc_run(model, ins, 1, outs, 1)
+    rc = run()
+    if rc:
+        print(f"| {name} | run failed: {lib.dlc_last_error(model).decode()} |")
+        return
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = os.cpu_count()
+    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    ref = sess.run(None, {inp.name: x})[0]
+    ok = np.allclose(y, ref, rtol=1e-3, atol=1e-4)
+    # Device pointers in and out.
+    dev_ok = "n/a"
+    if torch is not None:
+        xd = torch.from_numpy(x).cuda()
+        yd = torch.full(tuple(dims(out)), float("nan"), device="cuda")
+        dins = (Tensor * 1)(device_tensor(inp.name, xd))
+        douts = (Tensor * 1)(device_tensor(out.name, yd))
+        torch.cuda.synchronize()
+        rc = lib.dlc_run(model, dins, 1, douts, 1)
+        dev_ok = "yes" if rc == 0 and np.array_equal(yd.cpu().numpy(), y) else f"NO (rc {rc})"
+    counted = shim.dlc_count_allocations()
+    for _ in range(100):
+        run()
+    grew = shim.dlc_count_allocations() - counted
+    ms = median_ms(run)
+    print(f"| {name} | {'yes' if ok else 'NO'} | {np.max(np.abs(y - ref)):.1e} | {dev_ok} | "
+          f"{at_create} | {grew} | {ms:.3f} |")
+    lib.dlc_destroy(model)
+
+
+def main():
+    try:
+        import torch
+        torch.cuda.init()
+    except Exception as e:  # the check runs without torch too
+        print(f"(torch unavailable: {e})")
+        torch = None
+    gpu = torch.cuda.get_device_name(0) if torch is not None else "?"
+    print(f"GPU: {gpu}")
+    print("| model | matches onnxruntime | max abs diff | device pointers | "
+          "allocations at create | allocations over 100 runs | dlc ms (median of 20) |")
+    print("|---|---|---:|---|---:|---:|---:|")
+    for name in sys.argv[1:]:
+        check(name, torch)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+/*===- cuda.c - the CUDA part of the runtime ------------------------------===*
+ *
+ * A CUDA build's host side is a launch list (model_abi.h): no generated
+ * host code. dlc_gpu_create loads the driver with dlopen (no link-time CUDA
+ * dependency: a machine without a driver gets an error, not a loader
+ * failure), makes one device allocation for [weights | arena | inputs |
+ * outputs], uploads the weights once, loads the kernel image, and captures
+ * the launch list once as a CUDA graph. dlc_gpu_run copies the inputs in,
+ * replays the graph and copies the outputs out: no allocation, host or
+ * device, after create.
+ *
+ * The driver API's few types and entry points are declared here rather
+ * than taken from cuda.h, so that the runtime builds without a CUDA
+ * toolkit; the versioned symbol names are the ones cuda.h maps to.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "dlc/runtime.h"
+#include "model_abi.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+enum { POINTER_ATTRIBUTE_MEMORY_TYPE = 2, MEMORYTYPE_DEVICE = 2, STREAM_NON_BLOCKING = 1,
+       STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
+
+/* Every driver call the runtime makes, resolved once by name. */
+#define DLC_CUDA_FUNCTIONS(X)                                                                  \
+  X(cuInit, "cuInit", (unsigned))                                                              \
+  X(cuDeviceGet, "cuDeviceGet", (CUdevice *, int))                                             \
+  X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext *, CUdevice))             \
+  X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice))                     \
+  X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext))                                           \
+  X(cuModuleLoadData, "cuModuleLoadData", (CUmodule *, const void *))                          \
+  X(cuModuleUnload, "cuModuleUnload", (CUmodule))                                              \
+  X(cuModuleGetFunction, "cuModuleGetFunction", (CUfunction *, CUmodule, const char *))        \
+  X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *, size_t))                                      \
+  X(cuMemFree, "cuMemFree_v2", (CUdeviceptr))                                                  \
+  X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", (CUdeviceptr, const void *, size_t, CUstream))  \
+  X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void *, CUdeviceptr, size_t, CUstream))        \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", (CUdeviceptr, CUdeviceptr, size_t, CUstream))   \
+  X(cuPointerGetAttribute, "cuPointerGetAttribute", (void *, int, CUdeviceptr))                \
+  X(cuStreamCreate, "cuStreamCreate", (CUstream *, unsigned))                                  \
+  X(cuStreamDestroy, "cuStreamDestroy_v2", (CUstream))                                         \
+  X(cuStreamSynchronize, "cuStreamSynchronize", (CUstream))                                    \
+  X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream, int))                          \
+  X(cuStreamEndCapture, "cuStreamEndCapture", (CUstream, CUgraph *))                           \
+  X(cuGraphInstantiate, "cuGraphInstantiateWithFlags",                                         \
+    (CUgraphExec *, CUgraph, unsigned long long))                                              \
+  X(cuGraphLaunch, "cuGraphLaunch", (CUgraphExec, CUstream))                                   \
+  X(cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec))                                   \
+  X(cuGraphDestroy, "cuGraphDestroy", (CUgraph))                                               \
+  X(cuLaunchKernel, "cuLaunchKernel",                                                          \
+    (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,         \
+     CUstream, void **, void **))                                                              \
+  X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))
+
+typedef struct dlc_cuda_api {
+#define DLC_CUDA_FIELD(field, symbol, params) CUresult(*field) params;
+  DLC_CUDA_FUNCTIONS(DLC_CUDA_FIELD)
+#undef DLC_CUDA_FIELD
+} dlc_cuda_api;
+
+static dlc_cuda_api cu;
+static void *driver; /* dlopen handle, kept for the process's lifetime */
+
+struct dlc_gpu_state {
+  CUdevice device;
+  CUcontext context;
+  CUmodule module;
+  CUstream stream;
+  CUgraph graph;
+  CUgraphExec exec;
+  CUdeviceptr base; /* [weights | arena | inputs | outputs] */
+  CUdeviceptr *input_ptr, *output_ptr;
+  CUdeviceptr *arg_values; /* every launch's argument values, in order */
+  void **arg_slots;        /* pointers to them, as cuLaunchKernel wants */
+};
+
+static int fail(char *error, size_t size, const char *what, CUresult rc) {
+  const char *name = "unknown error";
+  if (cu.cuGetErrorName)
+    cu.cuGetErrorName(rc, &name);
+  snprintf(error, size, "CUDA: %s failed: %s (%d)", what, name, rc);
+  return DLC_ERROR_DEVICE;
+}
+
+static int load_driver(char *error, size_t size) {
+  if (driver)
+    return DLC_OK;
+  /* DLC_CUDA_DRIVER names another driver library (a counting shim in the
+   * allocation test, or a driver outside the loader's path). */
+  const char *path = getenv("DLC_CUDA_DRIVER");
+  void *h = dlopen(path && *path ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(error, size,
+             "CUDA: cannot load the driver (%s): this library runs on an NVIDIA GPU and needs "
+             "its driver installed",
+             dlerror());
+    return DLC_ERROR_DEVICE;
+  }
+#define DLC_CUDA_RESOLVE(field, symbol, params)                                               \
+  *(void **)&cu.field = dlsym(h, symbol);                                                     \
+  if (!cu.field) {                                                                             \
+    snprintf(error, size, "CUDA: the driver has no %s (too old?)", symbol);                   \
+    dlclose(h);                                                                                \
+    memset(&cu, 0, sizeof(cu));                                                                \
+    return DLC_ERROR_DEVICE;                                                                   \
+  }
+  DLC_CUDA_FUNCTIONS(DLC_CUDA_RESOLVE)
+#undef DLC_CUDA_RESOLVE
+  driver = h;
+  return DLC_OK;
+}
+
+static int64_t align256(int64_t v) { return (v + 255) / 256 * 256; }
+
+/* Byte offsets of the parts of the one device buffer. */
+static int64_t arena_offset(void) { return align256(dlc_meta.gpu->weights_bytes); }
+static int64_t io_offset(void) { return arena_offset() + align256(dlc_meta.arena_bytes); }
+
+#define CHECK(call, what)                                                                      \
+  do {                                                                                         \
+    CUresult rc_ = (call);                                                                     \
+    if (rc_) {                                                                                 \
+      int code_ = fail(error, size, what, rc_);                                                \
+      dlc_gpu_destroy(g);                                                                      \
+      return code_;                                                                            \
+    }                                                                                          \
+  } while (0)
+
+int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
+  *out = NULL;
+  int rc = load_driver(error, size);
+  if (rc)
+    return rc;
+  const dlc_gpu_meta *meta = dlc_meta.gpu;
+  int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs;
+  int64_t total_args = 0;
+  for (int i = 0; i < meta->num_launches; ++i)
+    total_args += meta->launches[i].num_args;
+  struct dlc_gpu_state *g = calloc(1, sizeof(*g));
+  if (g) {
+    g->input_ptr = calloc((size_t)ni + 1, sizeof(CUdeviceptr));
+    g->output_ptr = calloc((size_t)no + 1, sizeof(CUdeviceptr));
+    g->arg_values = calloc((size_t)total_args + 1, sizeof(CUdeviceptr));
+    g->arg_slots = calloc((size_t)total_args + 1, sizeof(void *));
+  }
+  if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots) {
+    dlc_gpu_destroy(g);
+    snprintf(error, size, "dlc_create: out of host memory");
+    return DLC_ERROR_OUT_OF_MEMORY;
+  }
+  g->device = -1;
+  CHECK(cu.cuInit(0), "cuInit");
+  CHECK(cu.cuDeviceGet(&g->device, 0), "cuDeviceGet(0)");
+  CHECK(cu.cuDevicePrimaryCtxRetain(&g->context, g->device), "cuDevicePrimaryCtxRetain");
+  CHECK(cu.cuCtxSetCurrent(g->context), "cuCtxSetCurrent");
+  CHECK(cu.cuModuleLoadData(&g->module, meta->image), "loading the kernels (cuModuleLoadData)");
+
+  int64_t bytes = io_offset();
+  for (int i = 0; i < ni; ++i)
+    bytes += align256(dlc_meta.inputs[i].bytes);
+  for (int i = 0; i < no; ++i)
+    bytes += align256(dlc_meta.outputs[i].bytes);
+  CHECK(cu.cuMemAlloc(&g->base, (size_t)bytes), "allocating the device buffer (cuMemAlloc)");
+  CHECK(cu.cuStreamCreate(&g->stream, STREAM_NON_BLOCKING), "cuStreamCreate");
+  CHECK(cu.cuMemcpyHtoDAsync(g->base, meta->weights, (size_t)meta->weights_bytes, g->stream),
+        "uploading the weights");
+  int64_t at = io_offset();
+  for (int i = 0; i < ni; ++i, at += align256(dlc_meta.inputs[i - 1].bytes))
+    g->input_ptr[i] = g->base + at;
+  for (int i = 0; i < no; ++i, at += align256(dlc_meta.outputs[i - 1].bytes))
+    g->output_ptr[i] = g->base + at;
+
+  /* Kernel arguments: fixed device pointers, so the whole list is captured
+   * once and replayed. */
+  CHECK(cu.cuStreamBeginCapture(g->stream, STREAM_CAPTURE_MODE_THREAD_LOCAL),
+        "cuStreamBeginCapture");
+  int64_t k = 0;
+  for (int i = 0; i < meta->num_launches; ++i) {
+    const dlc_gpu_launch *l = &meta->launches[i];
+    void **params = g->arg_slots + k;
+    for (int a = 0; a < l->num_args; ++a, ++k) {
+      const dlc_gpu_arg *arg = &l->args[a];
+      g->arg_values[k] = arg->kind == DLC_GPU_ARG_INPUT    ? g->input_ptr[arg->index]
+                         : arg->kind == DLC_GPU_ARG_OUTPUT ? g->output_ptr[arg->index]
+                         : arg->kind == DLC_GPU_ARG_ARENA  ? g->base + arena_offset()
+                                                           : g->base;
+      g->arg_slots[k] = &g->arg_values[k];
+    }
+    CUfunction fn;
+    CUresult r = cu.cuModuleGetFunction(&fn, g->module, l->kernel);
+    if (!r)
+      r = cu.cuLaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                            l->block[2], 0, g->stream, params, NULL);
+    if (r) {
+      char what[256];
+      snprintf(what, sizeof(what), "launching kernel %s (#%d)", l->kernel, i);
+      CUgraph discarded;
+      cu.cuStreamEndCapture(g->stream, &discarded);
+      CHECK(r, what);
+    }
+  }
+  CHECK(cu.cuStreamEndCapture(g->stream, &g->graph), "cuStreamEndCapture");
+  CHECK(cu.cuGraphInstantiate(&g->exec, g->graph, 0), "cuGraphInstantiate");
+  CHECK(cu.cuStreamSynchronize(g->stream), "uploading the weights (cuStreamSynchronize)");
+  *out = g;
+  return DLC_OK;
+}
+
+/* A caller's pointer is either host memory (copied with HtoD/DtoH) or
+ * device memory of the same context (copied on the device). */
+static int is_device_pointer(const void *p) {
+  unsigned int type = 0;
+  return cu.cuPointerGetAttribute(&type, POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)p) == 0 &&
+         type == MEMORYTYPE_DEVICE;
+}
+
+#undef CHECK
+#define CHECK(call, what)                                                                      \
+  do {                                                                                         \
+    CUresult rc_ = (call);                                                                     \
+    if (rc_)                                                                                   \
+      return fail(error, size, what, rc_);                                                     \
+  } while (0)
+
+int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outputs,
+                char *error, size_t size) {
+  CHECK(cu.cuCtxSetCurrent(g->context), "cuCtxSetCurrent");
+  for (int i = 0; i < dlc_meta.num_inputs; ++i) {
+    size_t n = (size_t)dlc_meta.inputs[i].bytes;
+    if (is_device_pointer(inputs[i]))
+      CHECK(cu.cuMemcpyDtoDAsync(g->input_ptr[i], (CUdeviceptr)inputs[i], n, g->stream),
+            "copying an input");
+    else
+      CHECK(cu.cuMemcpyHtoDAsync(g->input_ptr[i], inputs[i], n, g->stream), "copying an input");
+  }
+  CHECK(cu.cuGraphLaunch(g->exec, g->stream), "launching the model's kernels (cuGraphLaunch)");
+  for (int i = 0; i < dlc_meta.num_outputs; ++i) {
+    size_t n = (size_t)dlc_meta.outputs[i].bytes;
+    if (is_device_pointer(outputs[i]))
+      CHECK(cu.cuMemcpyDtoDAsync((CUdeviceptr)outputs[i], g->output_ptr[i], n, g->stream),
+            "copying an output");
+    else
+      CHECK(cu.cuMemcpyDtoHAsync(outputs[i], g->output_ptr[i], n, g->stream),
+            "copying an output");
+  }
+  CHECK(cu.cuStreamSynchronize(g->stream), "running the model's kernels");
+  return DLC_OK;
+}
+
+void dlc_gpu_destroy(struct dlc_gpu_state *g) {
+  if (!g)
+    return;
+  if (g->exec)
+    cu.cuGraphExecDestroy(g->exec);
+  if (g->graph)
+    cu.cuGraphDestroy(g->graph);
+  if (g->stream)
+    cu.cuStreamDestroy(g->stream);
+  if (g->base)
+    cu.cuMemFree(g->base);
+  if (g->module)
+    cu.cuModuleUnload(g->module);
+  if (g->context)
+    cu.cuDevicePrimaryCtxRelease(g->device);
+  free(g->input_ptr);
+  free(g->output_ptr);
+  free(g->arg_values);
+  free(g->arg_slots);
+  free(g);
+}
