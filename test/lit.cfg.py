@@ -24,3 +24,12 @@ config.substitutions += [
 # Pin LLVM 19's FileCheck/not: the unversioned tools on PATH are LLVM 14.
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+# The CUDA back end's cubin tests need ptxas (a CUDA toolkit), nothing else.
+for toolkit in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
+    ptxas = os.path.join(toolkit, "bin", "ptxas")
+    if toolkit and os.access(ptxas, os.X_OK):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", ptxas))
+        config.environment["CUDA_HOME"] = toolkit
+        break
