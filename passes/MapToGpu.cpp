@@ -11,6 +11,9 @@
 //   block, and each thread delinearizes its id and runs the loop body.
 // - Any other op that touches memory (a copy, a sequential loop) runs in a
 //   kernel of one thread: correct, slow, and visible in the launch list.
+// - With `library-gemm`, float32 contractions stay in the entry, marked
+//   `dlc.library_gemm`: the compiler launches its tensor-core GEMM kernel
+//   (runtime/kernels/gemm_tc.cu) for them, with their strides.
 // - View-like ops and constants are copied into the kernels, so that
 //   kernels capture only the entry's arguments (inputs, outputs, arena,
 //   weights), each one pointer under the bare-pointer calling convention.
@@ -145,6 +148,27 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
   }
 
+  /// A float32 contraction (matmul, or a conv's im2col GEMM, with at most
+  /// one batch dim) of static shape: the tensor-core GEMM kernel's work.
+  static bool isLibraryGemm(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op) ||
+        op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return false;
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+        return false;
+      int64_t offset;
+      SmallVector<int64_t> strides;
+      if (failed(getStridesAndOffset(type, strides, offset)) ||
+          ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
+        return false;
+    }
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
+           dims->k.size() == 1 && dims->batch.size() <= 1 && op.getNumLoops() == 3 + dims->batch.size();
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -153,8 +177,12 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     IRRewriter rewriter(&getContext());
     SmallVector<linalg::LinalgOp> linalgOps;
     for (Operation &op : block)
-      if (auto l = dyn_cast<linalg::LinalgOp>(&op))
-        linalgOps.push_back(l);
+      if (auto l = dyn_cast<linalg::LinalgOp>(&op)) {
+        if (libraryGemm && isLibraryGemm(l))
+          l->setAttr("dlc.library_gemm", rewriter.getUnitAttr());
+        else
+          linalgOps.push_back(l);
+      }
     for (linalg::LinalgOp op : linalgOps) {
       rewriter.setInsertionPoint(op);
       if (failed(linalg::linalgOpToParallelLoops(rewriter, op))) {
@@ -165,7 +193,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&op) ||
-          isa<gpu::LaunchOp>(op))
+          isa<gpu::LaunchOp>(op) || op.hasAttr("dlc.library_gemm"))
         continue;
       LogicalResult done = isa<scf::ParallelOp>(op) ? mapParallel(cast<scf::ParallelOp>(op))
                                                     : wrapSingleThread(&op);

@@ -33,6 +33,7 @@ struct CudaPipelineOptions {
   std::string chip = "sm_90";   ///< NVPTX CPU: sm_80, sm_90, sm_90a
   int64_t threadsPerBlock = 256;
   std::string toolkitPath;      ///< CUDA toolkit (libdevice); "" lets MLIR look
+  bool libraryGemm = false;     ///< contractions go to the tensor-core GEMM kernel
 };
 
 /// dlc dialect -> linalg -> bufferized -> planned (arena + weights buffer)

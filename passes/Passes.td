@@ -189,6 +189,8 @@ def MapToGpu : Pass<"dlc-map-to-gpu", "mlir::func::FuncOp"> {
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", /*default=*/"256",
            "threads in a block">,
+    Option<"libraryGemm", "library-gemm", "bool", /*default=*/"false",
+           "leave float32 contractions to the tensor-core GEMM kernel (dlc.library_gemm)">,
   ];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect",
                            "mlir::arith::ArithDialect"];

@@ -118,6 +118,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
 void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) {
   addLowerToLinalg(pm, /*maxWorkspaceBytes=*/0);
+  // Convs as im2col + GEMM where the GEMM runs on tensor cores.
+  if (opts.libraryGemm)
+    pm.addNestedPass<func::FuncOp>(createConvToIm2Col());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);
@@ -128,6 +131,7 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   pm.addPass(createPlanWeights());
   MapToGpuOptions map;
   map.threadsPerBlock = opts.threadsPerBlock;
+  map.libraryGemm = opts.libraryGemm;
   pm.addNestedPass<func::FuncOp>(createMapToGpu(map));
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMergeKernelModules());
@@ -179,6 +183,9 @@ struct CudaPipelineCLOptions : PassPipelineOptions<CudaPipelineCLOptions> {
                            llvm::cl::init("sm_90")};
   Option<int64_t> threadsPerBlock{*this, "threads-per-block", llvm::cl::desc("threads a block"),
                                   llvm::cl::init(256)};
+  Option<bool> libraryGemm{*this, "library-gemm",
+                           llvm::cl::desc("contractions to the tensor-core GEMM kernel"),
+                           llvm::cl::init(false)};
 };
 } // namespace
 
@@ -186,7 +193,7 @@ void dlc::registerDlcPipelines() {
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "dlc-cuda-pipeline", "dlc dialect to PTX kernels and a launch-only host entry",
       [](OpPassManager &pm, const CudaPipelineCLOptions &o) {
-        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, ""});
+        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, "", o.libraryGemm});
       });
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",

@@ -78,7 +78,7 @@ static void *driver; /* dlopen handle, kept for the process's lifetime */
 struct dlc_gpu_state {
   CUdevice device;
   CUcontext context;
-  CUmodule module;
+  CUmodule *modules; /* one per kernel image */
   CUstream stream;
   CUgraph graph;
   CUgraphExec exec;
@@ -156,8 +156,9 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     g->output_ptr = calloc((size_t)no + 1, sizeof(CUdeviceptr));
     g->arg_values = calloc((size_t)total_args + 1, sizeof(CUdeviceptr));
     g->arg_slots = calloc((size_t)total_args + 1, sizeof(void *));
+    g->modules = calloc((size_t)meta->num_images + 1, sizeof(CUmodule));
   }
-  if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots) {
+  if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots || !g->modules) {
     dlc_gpu_destroy(g);
     snprintf(error, size, "dlc_create: out of host memory");
     return DLC_ERROR_OUT_OF_MEMORY;
@@ -167,7 +168,9 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
   CHECK(cu.cuDeviceGet(&g->device, 0), "cuDeviceGet(0)");
   CHECK(cu.cuDevicePrimaryCtxRetain(&g->context, g->device), "cuDevicePrimaryCtxRetain");
   CHECK(cu.cuCtxSetCurrent(g->context), "cuCtxSetCurrent");
-  CHECK(cu.cuModuleLoadData(&g->module, meta->image), "loading the kernels (cuModuleLoadData)");
+  for (int i = 0; i < meta->num_images; ++i)
+    CHECK(cu.cuModuleLoadData(&g->modules[i], meta->images[i]),
+          "loading the kernels (cuModuleLoadData)");
 
   int64_t bytes = io_offset();
   for (int i = 0; i < ni; ++i)
@@ -194,14 +197,17 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     void **params = g->arg_slots + k;
     for (int a = 0; a < l->num_args; ++a, ++k) {
       const dlc_gpu_arg *arg = &l->args[a];
-      g->arg_values[k] = arg->kind == DLC_GPU_ARG_INPUT    ? g->input_ptr[arg->index]
+      CUdeviceptr base = arg->kind == DLC_GPU_ARG_INPUT    ? g->input_ptr[arg->index]
                          : arg->kind == DLC_GPU_ARG_OUTPUT ? g->output_ptr[arg->index]
                          : arg->kind == DLC_GPU_ARG_ARENA  ? g->base + arena_offset()
-                                                           : g->base;
+                         : arg->kind == DLC_GPU_ARG_WEIGHTS ? g->base
+                                                            : 0;
+      /* An integer parameter reads its bytes from the same 8-byte slot. */
+      g->arg_values[k] = base + (CUdeviceptr)arg->value;
       g->arg_slots[k] = &g->arg_values[k];
     }
     CUfunction fn;
-    CUresult r = cu.cuModuleGetFunction(&fn, g->module, l->kernel);
+    CUresult r = cu.cuModuleGetFunction(&fn, g->modules[l->image], l->kernel);
     if (!r)
       r = cu.cuLaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
                             l->block[2], 0, g->stream, params, NULL);
@@ -272,8 +278,10 @@ void dlc_gpu_destroy(struct dlc_gpu_state *g) {
     cu.cuStreamDestroy(g->stream);
   if (g->base)
     cu.cuMemFree(g->base);
-  if (g->module)
-    cu.cuModuleUnload(g->module);
+  for (int i = 0; g->modules && i < dlc_meta.gpu->num_images; ++i)
+    if (g->modules[i])
+      cu.cuModuleUnload(g->modules[i]);
+  free(g->modules);
   if (g->context)
     cu.cuDevicePrimaryCtxRelease(g->device);
   free(g->input_ptr);

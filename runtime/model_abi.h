@@ -33,26 +33,31 @@ typedef struct dlc_train_meta {
 } dlc_train_meta;
 
 /* CUDA builds: the host side is a launch list over one device buffer laid
- * out as [weights | arena | inputs | outputs], each part 256-byte aligned;
- * kernel arguments are pointers into it. */
+ * out as [weights | arena | inputs | outputs], each part 256-byte aligned.
+ * A kernel argument is a pointer into it (a buffer plus a byte offset) or
+ * a 64-bit integer. */
 enum {
   DLC_GPU_ARG_INPUT = 0,   /* index: which input */
   DLC_GPU_ARG_OUTPUT = 1,  /* index: which output */
   DLC_GPU_ARG_ARENA = 2,
-  DLC_GPU_ARG_WEIGHTS = 3
+  DLC_GPU_ARG_WEIGHTS = 3,
+  DLC_GPU_ARG_I64 = 4      /* value: the integer */
 };
 typedef struct dlc_gpu_arg {
   int32_t kind, index;
+  int64_t value; /* buffers: byte offset; DLC_GPU_ARG_I64: the value */
 } dlc_gpu_arg;
 typedef struct dlc_gpu_launch {
+  int32_t image; /* which kernel image holds the kernel */
   const char *kernel;
   uint32_t grid[3], block[3];
   int32_t num_args;
   const dlc_gpu_arg *args;
 } dlc_gpu_launch;
 typedef struct dlc_gpu_meta {
-  const char *chip;   /* sm_90 */
-  const void *image;  /* cubin, or PTX (NUL-terminated) for the driver to JIT */
+  const char *chip; /* sm_90 */
+  int32_t num_images;
+  const void *const *images; /* cubins, or PTX (NUL-terminated) for the driver to JIT */
   const void *weights;
   int64_t weights_bytes;
   int32_t num_launches;

@@ -32,6 +32,10 @@ struct CompileOptions {
   int64_t memBudget = 0;
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
   bool rematerialize = false;    ///< the dlc-rematerialize pass runs
+  /// CUDA: how matmuls and convs multiply. fp32: generated kernels, no
+  /// tensor cores; tf32 (default, as cuDNN and TensorRT), bf16, fp16: the
+  /// tensor-core GEMM with float accumulation.
+  std::string precision = "tf32";
   /// Training build (`--train`): the library also exports dlc_train_step.
   struct Training {
     bool enabled = false;

@@ -27,6 +27,10 @@ std::string cString(const std::string &s);
 /// `static const dlc_tensor_desc <kind>s[]` and the shapes it points to.
 std::string tensorTable(const char *kind, const std::vector<dlc::TensorSignature> &ts);
 
+/// The runtime's sources (headers, CUDA kernel templates): the source tree,
+/// or $DLC_RUNTIME_DIR.
+std::string runtimeDir();
+
 /// Compiles `sources` with the runtime archive into the shared library
 /// `output`, through `tmpLib`.
 bool linkLibrary(const std::vector<std::string> &sources, const std::string &tmpLib,

@@ -9,6 +9,10 @@
 //     cubin and the weights embedded) with the CPU build's C API.
 // The cubin comes from ptxas (CUDA toolkit: $CUDA_HOME, /usr/local/cuda or
 // PATH); without one the library embeds the PTX for the driver to JIT.
+// Matmuls and convs (as im2col GEMMs) do not come from MLIR unless
+// --precision=fp32: they launch one hand-written tensor-core GEMM
+// (runtime/kernels/gemm_tc.cu), compiled here by NVRTC for the chip and
+// precision, as a second kernel image.
 //
 //===----------------------------------------------------------------------===//
 #include "Artifact.h"
@@ -18,12 +22,16 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -35,16 +43,26 @@ using namespace mlir;
 using namespace dlc::codegen;
 
 namespace {
+/// A kernel argument: a buffer (input|output|arena|weights, which one, byte
+/// offset) or an integer ("i64", value).
+struct LaunchArg {
+  std::string kind;
+  int index = 0;
+  int64_t value = 0;
+};
+
 /// One kernel launch of the plan.
 struct Launch {
+  int image = 0; ///< 0: the generated kernels; 1: the tensor-core GEMM
   std::string kernel;
   int64_t grid[3], block[3];
-  std::vector<std::pair<std::string, int>> args; ///< (input|output|arena|weights, index)
+  std::vector<LaunchArg> args;
 };
 
 struct CudaProgram {
   std::string ptx;
   std::vector<Launch> launches;
+  bool usesGemm = false;
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0, weightsBytes = 0;
   std::vector<char> weights;
 };
@@ -99,6 +117,104 @@ bool globalBytes(memref::GlobalOp g, std::vector<char> &out) {
   return true;
 }
 
+/// Which of the entry's arguments `arg` is: inputs, outputs, arena, weights.
+LaunchArg bufferArg(BlockArgument arg, size_t ni, size_t no) {
+  size_t i = arg.getArgNumber();
+  if (i < ni)
+    return {"input", (int)i, 0};
+  if (i < ni + no)
+    return {"output", (int)(i - ni), 0};
+  return {i == ni + no ? "arena" : "weights", 0, 0};
+}
+
+/// The buffer and byte offset a memref of the entry points into, through
+/// memref.view (a byte shift of the arena or weights) and the views after
+/// it, whose offsets are in the final type. False if not static.
+bool resolveBuffer(Value v, Block &entry, size_t ni, size_t no, LaunchArg &out) {
+  auto type = cast<MemRefType>(v.getType());
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(getStridesAndOffset(type, strides, offset)) || ShapedType::isDynamic(offset))
+    return false;
+  int64_t shift = 0;
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &entry)
+        return false;
+      out = bufferArg(arg, ni, no);
+      out.value = shift + offset * (type.getElementTypeBitWidth() / 8);
+      return true;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto view = dyn_cast_or_null<memref::ViewOp>(def)) {
+      std::optional<int64_t> s = getConstantIntValue(view.getByteShift());
+      if (!s)
+        return false;
+      shift += *s;
+      v = view.getSource();
+    } else if (auto viewLike = dyn_cast_or_null<ViewLikeOpInterface>(def)) {
+      v = viewLike.getViewSource();
+    } else if (isa_and_nonnull<memref::CollapseShapeOp, memref::ExpandShapeOp>(def)) {
+      v = def->getOperand(0);
+    } else {
+      return false;
+    }
+  }
+}
+
+/// The tensor-core GEMM's launch for a contraction MapToGpu left in the
+/// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride.
+bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no, Launch &l,
+                std::string &error) {
+  FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+  if (failed(dims)) {
+    error = "internal error: a library GEMM is not a contraction";
+    return false;
+  }
+  std::optional<unsigned> batch =
+      dims->batch.empty() ? std::nullopt : std::optional<unsigned>(dims->batch[0]);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
+  int64_t batches = batch ? ranges[*batch] : 1;
+  l.image = 1;
+  l.kernel = "dlc_gemm";
+  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + 127) / 128, l.grid[2] = batches;
+  l.block[0] = 256, l.block[1] = 1, l.block[2] = 1;
+  std::vector<LaunchArg> strides;
+  // Operands in the kernel's order A (m, k), B (k, n), C (m, n); each
+  // loop dim's element stride in it, 0 where the operand does not vary.
+  unsigned order[3][3] = {{dims->m[0], dims->k[0], 0}, {dims->k[0], dims->n[0], 0},
+                          {dims->m[0], dims->n[0], 0}};
+  for (int o = 0; o < 3; ++o) {
+    OpOperand &operand = op->getOpOperand(o);
+    LaunchArg buffer;
+    if (!resolveBuffer(operand.get(), entry, ni, no, buffer)) {
+      error = "internal error: a library GEMM operand is not a static view of a buffer";
+      return false;
+    }
+    l.args.push_back(buffer);
+    auto type = cast<MemRefType>(operand.get().getType());
+    int64_t offset;
+    SmallVector<int64_t> memStrides;
+    (void)getStridesAndOffset(type, memStrides, offset);
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    auto strideOf = [&](std::optional<unsigned> dim) {
+      int64_t s = 0;
+      for (auto [r, e] : llvm::enumerate(map.getResults()))
+        if (dim && isa<AffineDimExpr>(e) && cast<AffineDimExpr>(e).getPosition() == *dim)
+          s += memStrides[r];
+      return s;
+    };
+    strides.push_back({"i64", 0, strideOf(batch)});
+    strides.push_back({"i64", 0, strideOf(order[o][0])});
+    strides.push_back({"i64", 0, strideOf(order[o][1])});
+  }
+  for (int64_t v : {m, n, k})
+    l.args.push_back({"i64", 0, v});
+  l.args.insert(l.args.end(), strides.begin(), strides.end());
+  return true;
+}
+
 /// Runs the CUDA pipeline and reads the kernels, the launch list and the
 /// weights off the result.
 bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
@@ -112,7 +228,7 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
                         [](Pass *, Operation *) { return true; },
                         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
-  dlc::buildCudaPipeline(pm, {opts.target.cpu, 256, cudaToolkit()});
+  dlc::buildCudaPipeline(pm, {opts.target.cpu, 256, cudaToolkit(), opts.precision != "fp32"});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
@@ -139,9 +255,18 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     while (!out.ptx.empty() && out.ptx.back() == '\0')
       out.ptx.pop_back();
   }
-  for (Operation &op : main.getBody().front()) {
-    if (isa<func::ReturnOp, arith::ConstantOp>(op))
+  Block &entry = main.getBody().front();
+  for (Operation &op : entry) {
+    if (isa<func::ReturnOp>(op) || isMemoryEffectFree(&op))
       continue;
+    if (op.hasAttr("dlc.library_gemm")) {
+      Launch l;
+      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, l, error))
+        return false;
+      out.launches.push_back(std::move(l));
+      out.usesGemm = true;
+      continue;
+    }
     auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
     if (!launch) {
       error = "internal error: host op '" + op.getName().getStringRef().str() +
@@ -167,11 +292,7 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
         error = "internal error: kernel " + l.kernel + " takes a value that is not a buffer";
         return false;
       }
-      size_t i = arg.getArgNumber();
-      l.args.push_back(i < ni        ? std::make_pair(std::string("input"), (int)i)
-                       : i < ni + no ? std::make_pair(std::string("output"), (int)(i - ni))
-                       : i == ni + no ? std::make_pair(std::string("arena"), 0)
-                                      : std::make_pair(std::string("weights"), 0));
+      l.args.push_back(bufferArg(arg, ni, no));
     }
     out.launches.push_back(std::move(l));
   }
@@ -194,15 +315,20 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
   nlohmann::json launches = nlohmann::json::array();
   for (const Launch &l : p.launches) {
     nlohmann::json args = nlohmann::json::array();
-    for (auto &[kind, index] : l.args)
-      args.push_back({{"buffer", kind}, {"index", index}});
-    launches.push_back({{"kernel", l.kernel},
+    for (const LaunchArg &a : l.args)
+      args.push_back(a.kind == "i64" ? nlohmann::json{{"i64", a.value}}
+                                     : nlohmann::json{{"buffer", a.kind},
+                                                      {"index", a.index},
+                                                      {"byte_offset", a.value}});
+    launches.push_back({{"image", l.image},
+                        {"kernel", l.kernel},
                         {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
                         {"block", {l.block[0], l.block[1], l.block[2]}},
                         {"args", args}});
   }
   return {{"target", opts.target.name},
           {"chip", opts.target.cpu},
+          {"precision", opts.precision},
           {"memory_plan",
            {{"arena_bytes", p.arenaBytes},
             {"lower_bound_bytes", p.lowerBound},
@@ -247,33 +373,130 @@ std::string incbin(const std::string &symbol, const std::string &path, size_t by
   return s + "\t.section .note.GNU-stack,\"\",@progbits\n";
 }
 
-std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts) {
-  std::string src = "extern DLC_HIDDEN const char dlc_gpu_image[], dlc_gpu_weights[];\n";
+std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int images) {
+  std::string src;
+  for (int i = 0; i < images; ++i)
+    src += "extern DLC_HIDDEN const char dlc_gpu_image" + std::to_string(i) + "[];\n";
+  src += "extern DLC_HIDDEN const char dlc_gpu_weights[];\n";
+  src += "static const void *const images[] = {";
+  for (int i = 0; i < images; ++i)
+    src += "dlc_gpu_image" + std::to_string(i) + ", ";
+  src += "0};\n";
   for (size_t i = 0; i < p.launches.size(); ++i) {
     src += "static const dlc_gpu_arg args" + std::to_string(i) + "[] = {";
-    for (auto &[kind, index] : p.launches[i].args)
+    for (const LaunchArg &a : p.launches[i].args)
       src += "{" +
-             std::string(kind == "input"    ? "DLC_GPU_ARG_INPUT"
-                         : kind == "output" ? "DLC_GPU_ARG_OUTPUT"
-                         : kind == "arena"  ? "DLC_GPU_ARG_ARENA"
-                                            : "DLC_GPU_ARG_WEIGHTS") +
-             ", " + std::to_string(index) + "}, ";
-    src += "{0, 0}};\n";
+             std::string(a.kind == "input"    ? "DLC_GPU_ARG_INPUT"
+                         : a.kind == "output" ? "DLC_GPU_ARG_OUTPUT"
+                         : a.kind == "arena"  ? "DLC_GPU_ARG_ARENA"
+                         : a.kind == "weights" ? "DLC_GPU_ARG_WEIGHTS"
+                                               : "DLC_GPU_ARG_I64") +
+             ", " + std::to_string(a.index) + ", " + std::to_string(a.value) + "LL}, ";
+    src += "{0, 0, 0}};\n";
   }
   src += "static const dlc_gpu_launch launches[] = {\n";
   for (size_t i = 0; i < p.launches.size(); ++i) {
     const Launch &l = p.launches[i];
-    src += "  {" + cString(l.kernel) + ", {" + std::to_string(l.grid[0]) + ", " +
-           std::to_string(l.grid[1]) + ", " + std::to_string(l.grid[2]) + "}, {" +
-           std::to_string(l.block[0]) + ", " + std::to_string(l.block[1]) + ", " +
-           std::to_string(l.block[2]) + "}, " + std::to_string(l.args.size()) + ", args" +
-           std::to_string(i) + "},\n";
+    src += "  {" + std::to_string(l.image) + ", " + cString(l.kernel) + ", {" +
+           std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) + ", " +
+           std::to_string(l.grid[2]) + "}, {" + std::to_string(l.block[0]) + ", " +
+           std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + "}, " +
+           std::to_string(l.args.size()) + ", args" + std::to_string(i) + "},\n";
   }
-  src += "  {0, {0, 0, 0}, {0, 0, 0}, 0, 0}};\n";
-  src += "static const dlc_gpu_meta gpu = {" + cString(opts.target.cpu) +
-         ", dlc_gpu_image, dlc_gpu_weights, " + std::to_string(p.weightsBytes) + ", " +
-         std::to_string(p.launches.size()) + ", launches};\n";
+  src += "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0}};\n";
+  src += "static const dlc_gpu_meta gpu = {" + cString(opts.target.cpu) + ", " +
+         std::to_string(images) + ", images, dlc_gpu_weights, " + std::to_string(p.weightsBytes) +
+         ", " + std::to_string(p.launches.size()) + ", launches};\n";
   return src;
+}
+
+/// NVRTC (CUDA toolkit), loaded when first needed: dlc itself does not link
+/// against CUDA.
+struct Nvrtc {
+  using Program = struct _nvrtcProgram *;
+  int (*create)(Program *, const char *, const char *, int, const char *const *,
+                const char *const *) = nullptr;
+  int (*compile)(Program, int, const char *const *) = nullptr;
+  int (*logSize)(Program, size_t *) = nullptr;
+  int (*log)(Program, char *) = nullptr;
+  int (*cubinSize)(Program, size_t *) = nullptr;
+  int (*cubin)(Program, char *) = nullptr;
+  int (*ptxSize)(Program, size_t *) = nullptr;
+  int (*ptx)(Program, char *) = nullptr;
+  int (*destroy)(Program *) = nullptr;
+
+  bool load(std::string &error) {
+    std::string toolkit = cudaToolkit();
+    std::string errMsg;
+    llvm::sys::DynamicLibrary lib;
+    for (std::string path : {toolkit + "/lib64/libnvrtc.so.13", std::string("libnvrtc.so.13"),
+                             toolkit + "/lib64/libnvrtc.so", std::string("libnvrtc.so")}) {
+      lib = llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &errMsg);
+      if (lib.isValid())
+        break;
+    }
+    if (!lib.isValid()) {
+      error = "NVRTC not found (" + errMsg + "); set CUDA_HOME or use --precision=fp32";
+      return false;
+    }
+    auto get = [&](auto &fn, const char *name) {
+      *(void **)&fn = lib.getAddressOfSymbol(name);
+      return fn != nullptr;
+    };
+    if (!get(create, "nvrtcCreateProgram") || !get(compile, "nvrtcCompileProgram") ||
+        !get(logSize, "nvrtcGetProgramLogSize") || !get(log, "nvrtcGetProgramLog") ||
+        !get(cubinSize, "nvrtcGetCUBINSize") || !get(cubin, "nvrtcGetCUBIN") ||
+        !get(ptxSize, "nvrtcGetPTXSize") || !get(ptx, "nvrtcGetPTX") ||
+        !get(destroy, "nvrtcDestroyProgram")) {
+      error = "NVRTC lacks an entry point dlc needs";
+      return false;
+    }
+    return true;
+  }
+};
+
+/// The tensor-core GEMM (runtime/kernels/gemm_tc.cu) for `chip` at
+/// `precision`: a cubin, or PTX for `asPtx`.
+bool compileGemmKernel(const std::string &chip, const std::string &precision, bool asPtx,
+                       std::string &out, std::string &error) {
+  std::string path = runtimeDir() + "/kernels/gemm_tc.cu";
+  auto source = llvm::MemoryBuffer::getFile(path);
+  if (!source) {
+    error = "cannot read the GEMM kernel source '" + path + "'";
+    return false;
+  }
+  Nvrtc nvrtc;
+  if (!nvrtc.load(error))
+    return false;
+  Nvrtc::Program prog;
+  std::string src = (*source)->getBuffer().str();
+  if (nvrtc.create(&prog, src.c_str(), "gemm_tc.cu", 0, nullptr, nullptr)) {
+    error = "NVRTC could not create the GEMM program";
+    return false;
+  }
+  std::string arch = std::string("--gpu-architecture=") + (asPtx ? "compute_" : "sm_") +
+                     chip.substr(3);
+  std::string define = "-DDLC_PRECISION_" + llvm::StringRef(precision).upper();
+  std::string include = "-I" + cudaToolkit() + "/include";
+  const char *options[] = {arch.c_str(), define.c_str(), include.c_str(), "--std=c++17"};
+  int rc = nvrtc.compile(prog, 4, options);
+  size_t size = 0;
+  if (rc) {
+    nvrtc.logSize(prog, &size);
+    std::string log(size, '\0');
+    nvrtc.log(prog, log.data());
+    error = "NVRTC failed on the GEMM kernel: " + log.substr(0, 600);
+  } else if (asPtx) {
+    nvrtc.ptxSize(prog, &size);
+    out.assign(size, '\0');
+    nvrtc.ptx(prog, out.data());
+  } else {
+    nvrtc.cubinSize(prog, &size);
+    out.assign(size, '\0');
+    nvrtc.cubin(prog, out.data());
+  }
+  nvrtc.destroy(&prog);
+  return rc == 0;
 }
 } // namespace
 
@@ -294,14 +517,27 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
     return false;
   }
   std::string d = dir.str().str();
+  // The tensor-core GEMM, from NVRTC, where a contraction uses it.
+  std::string gemmImage;
+  bool asPtx = opts.emit == "ptx";
+  if (program.usesGemm &&
+      !compileGemmKernel(opts.target.cpu, opts.precision, asPtx, gemmImage, error))
+    return false;
   if (opts.emit == "ptx" || opts.emit == "cubin") {
     std::string image = program.ptx;
     if (opts.emit == "cubin" && !assemble(d, program.ptx, opts.target.cpu, image, error))
       return false;
-    plan["kernels"] = llvm::sys::path::filename(opts.output).str();
+    std::string gemmPath = opts.output + ".gemm." + opts.emit;
+    plan["images"] = {llvm::sys::path::filename(opts.output).str()};
+    if (program.usesGemm) {
+      plan["images"].push_back(llvm::sys::path::filename(gemmPath).str());
+      while (!gemmImage.empty() && gemmImage.back() == '\0')
+        gemmImage.pop_back();
+    }
     return writeFileAtomically(opts.output, image, error) &&
            (opts.output == "-" ||
-            writeFileAtomically(opts.output + ".json", plan.dump(2) + "\n", error));
+            ((!program.usesGemm || writeFileAtomically(gemmPath, gemmImage, error)) &&
+             writeFileAtomically(opts.output + ".json", plan.dump(2) + "\n", error)));
   }
   if (opts.emit != "lib") {
     error = "--emit=" + opts.emit + " is not available for " + opts.target.name +
@@ -322,33 +558,49 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
       a.push_back({{"name", t.name}, {"dtype", dlc::dtypeName(t.dtype)}, {"shape", t.shape}});
     return a;
   };
+  int gemms = 0;
+  for (const Launch &l : program.launches)
+    gemms += l.image == 1;
   sig["inputs"] = tensors(model.inputs);
   sig["outputs"] = tensors(model.outputs);
-  sig["target"] = {{"name", opts.target.name}, {"chip", opts.target.cpu}, {"image", imageKind}};
+  sig["target"] = {{"name", opts.target.name},
+                   {"chip", opts.target.cpu},
+                   {"image", imageKind},
+                   {"precision", opts.precision},
+                   {"tensor_core_gemms", gemms}};
   sig["memory_plan"] = plan["memory_plan"];
   sig["memory_plan"]["inference_arena_bytes"] = program.arenaBytes;
   sig["launches"] = program.launches.size();
   sig["opset"] = model.opset;
   sig["graph"] = model.graphName;
 
+  int images = program.usesGemm ? 2 : 1;
   std::string meta = d + "/model_meta.c", tmpLib = d + "/model.so";
   std::string metaSrc = "/* Generated by dlc compile: a CUDA build's tables. */\n"
                         "#include \"model_abi.h\"\n\n" +
                         tensorTable("input", model.inputs) + tensorTable("output", model.outputs) +
-                        gpuTables(program, opts) +
+                        gpuTables(program, opts, images) +
                         "DLC_HIDDEN const dlc_model_meta dlc_meta = {" +
                         std::to_string(model.inputs.size()) + ", " +
                         std::to_string(model.outputs.size()) + ", inputs, outputs, " +
                         std::to_string(program.arenaBytes) + ", " + cString(sig.dump()) +
                         ", 0, 0, 0, 0, 0, &gpu};\n";
-  std::vector<std::string> sources{meta, d + "/image.s", d + "/weights.s"};
-  return writeFileAtomically(d + "/image.bin", image, error) &&
+  std::vector<std::string> sources{meta, d + "/image0.s", d + "/weights.s"};
+  bool ok = writeFileAtomically(d + "/image0.bin", image, error) &&
+            writeFileAtomically(sources[1],
+                                incbin("dlc_gpu_image0", d + "/image0.bin", image.size(),
+                                       imageKind == "ptx"),
+                                error);
+  if (ok && program.usesGemm) {
+    sources.push_back(d + "/image1.s");
+    ok = writeFileAtomically(d + "/image1.bin", gemmImage, error) &&
+         writeFileAtomically(sources.back(),
+                             incbin("dlc_gpu_image1", d + "/image1.bin", gemmImage.size(), false),
+                             error);
+  }
+  return ok &&
          writeFileAtomically(d + "/weights.bin",
                              llvm::StringRef(program.weights.data(), program.weights.size()),
-                             error) &&
-         writeFileAtomically(sources[1],
-                             incbin("dlc_gpu_image", d + "/image.bin", image.size(),
-                                    imageKind == "ptx"),
                              error) &&
          writeFileAtomically(sources[2],
                              incbin("dlc_gpu_weights", d + "/weights.bin",

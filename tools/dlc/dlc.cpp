@@ -32,6 +32,7 @@ int usage() {
           "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native|cuda:sm_90]\n"
           "              [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]... [-O0..-O3]\n"
           "              [--emit=mlir|llvm|asm|obj|lib|ptx|cubin] [--print-ir-after-all]\n"
+          "              [--precision=fp32|tf32|bf16|fp16] (CUDA targets; default tf32)\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
           "  dlc inspect LIB.so\n"
@@ -74,6 +75,10 @@ int compileCommand(int argc, char **argv) {
             value == "lib" || value == "ptx" || value == "cubin"))
         return fail("--emit must be mlir, llvm, asm, obj, lib, ptx or cubin (got '" + value +
                     "')");
+    } else if (optionValue(argc, argv, i, "--precision", value)) {
+      opts.precision = value;
+      if (!(value == "fp32" || value == "tf32" || value == "bf16" || value == "fp16"))
+        return fail("--precision must be fp32, tf32, bf16 or fp16 (got '" + value + "')");
     } else if (optionValue(argc, argv, i, "--input-shape", value)) {
       auto eq = value.find('=');
       std::vector<int64_t> dims;
@@ -331,10 +336,12 @@ int inspectCommand(int argc, char **argv) {
   list("outputs", sig["outputs"]);
   const auto &target = sig["target"];
   if (target.contains("chip")) // CUDA build
-    printf("target: %s (GPU %s, %s kernels, %lld launches; device buffer: weights %lld bytes "
-           "+ arena + inputs + outputs)\n",
+    printf("target: %s (GPU %s, %s kernels, %lld launches of which %lld tensor-core GEMMs at "
+           "%s; device buffer: weights %lld bytes + arena + inputs + outputs)\n",
            target["name"].get<std::string>().c_str(), target["chip"].get<std::string>().c_str(),
            target["image"].get<std::string>().c_str(), (long long)sig["launches"].get<int64_t>(),
+           (long long)target.value("tensor_core_gemms", int64_t(0)),
+           target.value("precision", std::string("fp32")).c_str(),
            (long long)sig["memory_plan"]["weights_bytes"].get<int64_t>());
   else
     printf("target: %s (cpu %s, %d f32 lanes)\n", target["name"].get<std::string>().c_str(),

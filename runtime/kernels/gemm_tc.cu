@@ -1,0 +1,138 @@
+// Tensor-core GEMM for the CUDA back end: C[b] += A[b] * B[b], float32 in
+// memory, any strides (so a conv's im2col GEMM with shared weights, a
+// transposed B and a plain matmul are one kernel). Compiled by NVRTC at
+// `dlc compile` time for the target chip, with DLC_PRECISION_TF32, _BF16 or
+// _FP16 defined: tiles are rounded to that type when staged in shared memory
+// and multiplied on tensor cores (WMMA, mma.sync) with float accumulators.
+//
+// Block tile 128 x 128 x 32, 8 warps in a 2 x 4 grid, each warp 64 x 32 of
+// C (4 x 2 fragments of 16 x 16). Loads are bounds-checked (zeros past the
+// edges), so any M, N, K work; the epilogue adds into C through a per-warp
+// staging tile, so whatever C held (zero, the bias) is kept.
+#include <mma.h>
+#if defined(DLC_PRECISION_BF16)
+#include <cuda_bf16.h>
+#elif defined(DLC_PRECISION_FP16)
+#include <cuda_fp16.h>
+#endif
+
+using namespace nvcuda;
+
+#if defined(DLC_PRECISION_TF32)
+typedef float Staged;
+typedef wmma::precision::tf32 FragType;
+#define WK 8
+__device__ inline Staged stage(float v) { return v; }
+#elif defined(DLC_PRECISION_BF16)
+typedef __nv_bfloat16 Staged;
+typedef __nv_bfloat16 FragType;
+#define WK 16
+__device__ inline Staged stage(float v) { return __float2bfloat16(v); }
+#else
+typedef half Staged;
+typedef half FragType;
+#define WK 16
+__device__ inline Staged stage(float v) { return __float2half(v); }
+#endif
+
+#define BM 128
+#define BN 128
+#define BK 32
+#define APAD 8 // keeps rows 32-byte aligned and off the same banks
+#define BPAD 8
+
+extern "C" __global__ void __launch_bounds__(256)
+dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
+         long long M, long long N, long long K, long long sAb, long long sAm, long long sAk,
+         long long sBb, long long sBk, long long sBn, long long sCb, long long sCm,
+         long long sCn) {
+  __shared__ __align__(32) Staged As[BM][BK + APAD];
+  __shared__ __align__(32) Staged Bs[BK][BN + BPAD];
+  __shared__ __align__(32) float Cs[8][16 * 16];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm = warp / 4, wn = warp % 4;
+  const long long b = blockIdx.z, m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
+  A += b * sAb;
+  B += b * sBb;
+  C += b * sCb;
+
+  wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[4][2];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 2; ++j)
+      wmma::fill_fragment(acc[i][j], 0.0f);
+
+  for (long long k0 = 0; k0 < K; k0 += BK) {
+    // Neighbouring threads read neighbouring addresses: along k where A's
+    // rows are contiguous, along m where its columns are (and as much for B).
+    if (sAk == 1) {
+      for (int i = tid; i < BM * BK; i += 256) {
+        int r = i / BK, c = i % BK;
+        long long gm = m0 + r, gk = k0 + c;
+        As[r][c] = stage(gm < M && gk < K ? A[gm * sAm + gk] : 0.0f);
+      }
+    } else {
+      for (int i = tid; i < BM * BK; i += 256) {
+        int c = i / BM, r = i % BM;
+        long long gm = m0 + r, gk = k0 + c;
+        As[r][c] = stage(gm < M && gk < K ? A[gm * sAm + gk * sAk] : 0.0f);
+      }
+    }
+    if (sBn == 1) {
+      for (int i = tid; i < BK * BN; i += 256) {
+        int r = i / BN, c = i % BN;
+        long long gk = k0 + r, gn = n0 + c;
+        Bs[r][c] = stage(gk < K && gn < N ? B[gk * sBk + gn] : 0.0f);
+      }
+    } else {
+      for (int i = tid; i < BK * BN; i += 256) {
+        int c = i / BK, r = i % BK;
+        long long gk = k0 + r, gn = n0 + c;
+        Bs[r][c] = stage(gk < K && gn < N ? B[gk * sBk + gn * sBn] : 0.0f);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += WK) {
+      wmma::fragment<wmma::matrix_a, 16, 16, WK, FragType, wmma::row_major> a[4];
+      wmma::fragment<wmma::matrix_b, 16, 16, WK, FragType, wmma::row_major> bf[2];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], BK + APAD);
+#if defined(DLC_PRECISION_TF32)
+        for (int t = 0; t < a[i].num_elements; ++t)
+          a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
+#endif
+      }
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        wmma::load_matrix_sync(bf[j], &Bs[kk][wn * 32 + j * 16], BN + BPAD);
+#if defined(DLC_PRECISION_TF32)
+        for (int t = 0; t < bf[j].num_elements; ++t)
+          bf[j].x[t] = wmma::__float_to_tf32(bf[j].x[t]);
+#endif
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+          wmma::mma_sync(acc[i][j], a[i], bf[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      wmma::store_matrix_sync(Cs[warp], acc[i][j], 16, wmma::mem_row_major);
+      __syncwarp();
+      for (int e = lane; e < 256; e += 32) {
+        long long gm = m0 + wm * 64 + i * 16 + e / 16, gn = n0 + wn * 32 + j * 16 + e % 16;
+        if (gm < M && gn < N)
+          C[gm * sCm + gn * sCn] += Cs[warp][e];
+      }
+      __syncwarp();
+    }
+}
