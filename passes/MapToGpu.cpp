@@ -164,9 +164,15 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
           ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
         return false;
     }
+    if (!llvm::all_of(op.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isProjectedPermutation(); }))
+      return false;
+    // One batch dim at most: a true one, or (a conv's im2col GEMM, whose
+    // weights every image shares) a second N-like dim A does not index.
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
-           dims->k.size() == 1 && dims->batch.size() <= 1 && op.getNumLoops() == 3 + dims->batch.size();
+    return succeeded(dims) && dims->m.size() == 1 && dims->k.size() == 1 &&
+           dims->batch.size() + dims->n.size() <= 2 && !dims->n.empty() &&
+           op.getNumLoops() == 2 + dims->batch.size() + dims->n.size();
   }
 
   void runOnOperation() override {

@@ -171,8 +171,12 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no, Launch 
     error = "internal error: a library GEMM is not a contraction";
     return false;
   }
-  std::optional<unsigned> batch =
-      dims->batch.empty() ? std::nullopt : std::optional<unsigned>(dims->batch[0]);
+  // The batch loop: a true batch dim, or the outer of two N-like dims (the
+  // images of a conv's im2col GEMM, which A, the weights, does not index).
+  std::optional<unsigned> batch = !dims->batch.empty()  ? std::optional<unsigned>(dims->batch[0])
+                                  : dims->n.size() == 2 ? std::optional<unsigned>(dims->n[0])
+                                                        : std::nullopt;
+  dims->n.assign({dims->n.back()});
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   int64_t batches = batch ? ranges[*batch] : 1;

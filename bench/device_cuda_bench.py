@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""dlc's CUDA builds against PyTorch on the same GPU, in one run (device machine).
+
+Here:    python3 bench/make_cuda_models.py build/cuda-models
+         dlc compile build/models/resnet18.onnx --target=cuda:sm_90 -o devrun/bench/resnet18_b1.so
+         (likewise resnet50_b1, resnet18_b32, resnet50_b32, mobilenetv2_b32 from
+         build/cuda-models, and gemm4096 from build/cuda-models/gemm4096.onnx)
+         cp bench/device_cuda_bench.py bench/dlc_ctypes.py devrun/
+Device:  python3 devrun/device_cuda_bench.py [--no-compile] NAME...
+
+NAME is a library devrun/bench/NAME.so: MODEL_bBATCH (torchvision's resnet18,
+resnet50, mobilenet_v2 with random weights: timing only, the numbers are
+checked by device_cuda.py) or gemm4096. Inputs and outputs stay on the GPU
+(torch tensors passed to dlc_run as device pointers). Medians of 30 calls
+after 5 warm-up calls, each call synchronised; PyTorch eager and
+torch.compile (default mode) run at the library's precision: TF32 allowed
+for tf32, float32 strict for fp32, autocast for bf16/fp16.
+"""
+import ctypes
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torchvision
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from dlc_ctypes import Tensor, load  # noqa: E402
+
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def device_tensor(name, t):
+    shape = (ctypes.c_int64 * t.dim())(*t.shape)
+    out = Tensor(name.encode(), 1, t.dim(), shape, ctypes.c_void_p(t.data_ptr()))
+    out._keep = shape
+    return out
+
+
+def median_ms(fn, repeat=30, warmup=5):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def set_precision(precision):
+    tf32 = precision == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+
+
+def dlc_runner(path):
+    lib = load(path)
+    lib.dlc_signature_json.restype = ctypes.c_char_p
+    sig = json.loads(lib.dlc_signature_json())
+    model = ctypes.c_void_p()
+    if lib.dlc_create(ctypes.byref(model), None, 0):
+        raise RuntimeError(lib.dlc_last_error(None).decode())
+    ins = [torch.rand(t["shape"], device="cuda") * 2 - 1 for t in sig["inputs"]]
+    outs = [torch.empty(t["shape"], device="cuda") for t in sig["outputs"]]
+    cins = (Tensor * len(ins))(*[device_tensor(t["name"], x) for t, x in zip(sig["inputs"], ins)])
+    couts = (Tensor * len(outs))(
+        *[device_tensor(t["name"], y) for t, y in zip(sig["outputs"], outs)])
+
+    def run():
+        if lib.dlc_run(model, cins, len(ins), couts, len(outs)):
+            raise RuntimeError(lib.dlc_last_error(model).decode())
+    return run, sig, ins
+
+
+def torch_runner(fn, precision):
+    if precision in DTYPES:
+        def run():
+            with torch.no_grad(), torch.autocast("cuda", dtype=DTYPES[precision]):
+                fn()
+    else:
+        def run():
+            with torch.no_grad():
+                fn()
+    return run
+
+
+def main():
+    names = [a for a in sys.argv[1:] if not a.startswith("--")]
+    compile_too = "--no-compile" not in sys.argv
+    print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    print("| model | batch | precision | dlc ms | PyTorch eager ms | torch.compile ms | "
+          "dlc / eager | dlc / compile |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for name in names:
+        run, sig, ins = dlc_runner(f"{HERE}/bench/{name}.so")
+        precision = sig["target"].get("precision", "fp32")
+        set_precision(precision)
+        dlc_ms = median_ms(run)
+        if name.startswith("gemm"):
+            a, b = ins
+            n = a.shape[0]
+            torch_ms = median_ms(torch_runner(lambda: torch.matmul(a, b), precision))
+            tflops = lambda ms: 2 * n ** 3 / ms / 1e9
+            print(f"| {name} (matmul) | - | {precision} | {dlc_ms:.3f} ({tflops(dlc_ms):.0f} TFLOP/s) "
+                  f"| {torch_ms:.3f} (cuBLAS, {tflops(torch_ms):.0f} TFLOP/s) | | "
+                  f"{dlc_ms / torch_ms:.2f} | dlc at {torch_ms / dlc_ms:.0%} of cuBLAS |")
+            continue
+        model_name, batch = name.rsplit("_b", 1)
+        net = getattr(torchvision.models, {"mobilenetv2": "mobilenet_v2"}.get(model_name, model_name))(
+            weights=None).cuda().eval()
+        x = ins[0]
+        eager_ms = median_ms(torch_runner(lambda: net(x), precision))
+        compiled_ms = float("nan")
+        if compile_too:
+            compiled = torch.compile(net)
+            crun = torch_runner(lambda: compiled(x), precision)
+            crun()  # compile outside the timing
+            compiled_ms = median_ms(crun)
+        print(f"| {model_name} | {batch} | {precision} | {dlc_ms:.3f} | {eager_ms:.3f} | "
+              f"{compiled_ms:.3f} | {dlc_ms / eager_ms:.2f} | {dlc_ms / compiled_ms:.2f} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
