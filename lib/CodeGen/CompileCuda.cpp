@@ -164,8 +164,8 @@ bool resolveBuffer(Value v, Block &entry, size_t ni, size_t no, LaunchArg &out) 
 
 /// The tensor-core GEMM's launch for a contraction MapToGpu left in the
 /// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride.
-bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no, Launch &l,
-                std::string &error) {
+bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
+                const std::string &chip, Launch &l, std::string &error) {
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims)) {
     error = "internal error: a library GEMM is not a contraction";
@@ -180,9 +180,15 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no, Launch 
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   int64_t batches = batch ? ranges[*batch] : 1;
+  // Split K over more blocks where the 128 x 128 tiles alone would leave
+  // SMs idle (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4
+  // tiles), aiming at two blocks per SM and keeping 64 of K per block.
+  int64_t tilesMN = ((n + 127) / 128) * ((m + 127) / 128) * batches;
+  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
+  int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
   l.kernel = "dlc_gemm";
-  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + 127) / 128, l.grid[2] = batches;
+  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + 127) / 128, l.grid[2] = batches * splits;
   l.block[0] = 256, l.block[1] = 1, l.block[2] = 1;
   std::vector<LaunchArg> strides;
   // Operands in the kernel's order A (m, k), B (k, n), C (m, n); each
@@ -216,6 +222,7 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no, Launch 
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());
+  l.args.push_back({"i64", 0, splits});
   return true;
 }
 
@@ -265,7 +272,7 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
       continue;
     if (op.hasAttr("dlc.library_gemm")) {
       Launch l;
-      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, l, error))
+      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu, l, error))
         return false;
       out.launches.push_back(std::move(l));
       out.usesGemm = true;

@@ -5,10 +5,17 @@
 // _FP16 defined: tiles are rounded to that type when staged in shared memory
 // and multiplied on tensor cores (WMMA, mma.sync) with float accumulators.
 //
-// Block tile 128 x 128 x 32, 8 warps in a 2 x 4 grid, each warp 64 x 32 of
-// C (4 x 2 fragments of 16 x 16). Loads are bounds-checked (zeros past the
-// edges), so any M, N, K work; the epilogue adds into C through a per-warp
-// staging tile, so whatever C held (zero, the bias) is kept.
+// Block tile 128 x 128 x BK, 8 warps in a 2 x 4 grid, each warp 64 x 32 of
+// C (4 x 2 fragments of 16 x 16). Two ways to fill shared memory:
+// - fast (tf32, unit inner strides, whole tiles, 16-byte aligned rows):
+//   cp.async 16-byte copies, double-buffered, the next tile in flight
+//   while the current one multiplies;
+// - general: bounds-checked element loads (zeros past the edges, any
+//   strides, rounding to the staged type), single-buffered.
+// The epilogue adds into C through a per-warp staging tile, so whatever C
+// held (zero, the bias) is kept. With `splits` > 1 the K range is split
+// over grid.z (small-M/N layers would otherwise leave most SMs idle) and
+// the parts are added with atomicAdd: the sum's order then varies.
 #include <mma.h>
 #if defined(DLC_PRECISION_BF16)
 #include <cuda_bf16.h>
@@ -37,24 +44,33 @@ __device__ inline Staged stage(float v) { return __float2half(v); }
 
 #define BM 128
 #define BN 128
-#define BK 32
-#define APAD 8 // keeps rows 32-byte aligned and off the same banks
-#define BPAD 8
+#define BK 16
+#define APAD 4 // rows stay 16-byte aligned (cp.async) and off the same banks
+#define BPAD 4
+
+__device__ inline void copy16(void *smem, const void *gmem) {
+  unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem));
+}
 
 extern "C" __global__ void __launch_bounds__(256)
 dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
          long long M, long long N, long long K, long long sAb, long long sAm, long long sAk,
          long long sBb, long long sBk, long long sBn, long long sCb, long long sCm,
-         long long sCn) {
-  __shared__ __align__(32) Staged As[BM][BK + APAD];
-  __shared__ __align__(32) Staged Bs[BK][BN + BPAD];
+         long long sCn, long long splits) {
+  __shared__ __align__(32) Staged As[2][BM][BK + APAD];
+  __shared__ __align__(32) Staged Bs[2][BK][BN + BPAD];
   __shared__ __align__(32) float Cs[8][16 * 16];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = warp / 4, wn = warp % 4;
-  const long long b = blockIdx.z, m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
+  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
+  const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
   A += b * sAb;
   B += b * sBb;
   C += b * sCb;
+  // This block's share of K, in whole BK tiles.
+  const long long tiles = (K + BK - 1) / BK, per = (tiles + splits - 1) / splits;
+  const long long kBegin = split * per * BK, kEnd = min(K, (split + 1) * per * BK);
 
   wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[4][2];
 #pragma unroll
@@ -63,43 +79,14 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
     for (int j = 0; j < 2; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
 
-  for (long long k0 = 0; k0 < K; k0 += BK) {
-    // Neighbouring threads read neighbouring addresses: along k where A's
-    // rows are contiguous, along m where its columns are (and as much for B).
-    if (sAk == 1) {
-      for (int i = tid; i < BM * BK; i += 256) {
-        int r = i / BK, c = i % BK;
-        long long gm = m0 + r, gk = k0 + c;
-        As[r][c] = stage(gm < M && gk < K ? A[gm * sAm + gk] : 0.0f);
-      }
-    } else {
-      for (int i = tid; i < BM * BK; i += 256) {
-        int c = i / BM, r = i % BM;
-        long long gm = m0 + r, gk = k0 + c;
-        As[r][c] = stage(gm < M && gk < K ? A[gm * sAm + gk * sAk] : 0.0f);
-      }
-    }
-    if (sBn == 1) {
-      for (int i = tid; i < BK * BN; i += 256) {
-        int r = i / BN, c = i % BN;
-        long long gk = k0 + r, gn = n0 + c;
-        Bs[r][c] = stage(gk < K && gn < N ? B[gk * sBk + gn] : 0.0f);
-      }
-    } else {
-      for (int i = tid; i < BK * BN; i += 256) {
-        int c = i / BK, r = i % BK;
-        long long gk = k0 + r, gn = n0 + c;
-        Bs[r][c] = stage(gk < K && gn < N ? B[gk * sBk + gn * sBn] : 0.0f);
-      }
-    }
-    __syncthreads();
+  auto multiply = [&](int buf) {
 #pragma unroll
     for (int kk = 0; kk < BK; kk += WK) {
       wmma::fragment<wmma::matrix_a, 16, 16, WK, FragType, wmma::row_major> a[4];
       wmma::fragment<wmma::matrix_b, 16, 16, WK, FragType, wmma::row_major> bf[2];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], BK + APAD);
+        wmma::load_matrix_sync(a[i], &As[buf][wm * 64 + i * 16][kk], BK + APAD);
 #if defined(DLC_PRECISION_TF32)
         for (int t = 0; t < a[i].num_elements; ++t)
           a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
@@ -107,7 +94,7 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       }
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        wmma::load_matrix_sync(bf[j], &Bs[kk][wn * 32 + j * 16], BN + BPAD);
+        wmma::load_matrix_sync(bf[j], &Bs[buf][kk][wn * 32 + j * 16], BN + BPAD);
 #if defined(DLC_PRECISION_TF32)
         for (int t = 0; t < bf[j].num_elements; ++t)
           bf[j].x[t] = wmma::__float_to_tf32(bf[j].x[t]);
@@ -119,7 +106,76 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
         for (int j = 0; j < 2; ++j)
           wmma::mma_sync(acc[i][j], a[i], bf[j], acc[i][j]);
     }
-    __syncthreads();
+  };
+
+#if defined(DLC_PRECISION_TF32)
+  const bool fast = sAk == 1 && sBn == 1 && sAm % 4 == 0 && sBk % 4 == 0 &&
+                    ((unsigned long long)A & 15) == 0 && ((unsigned long long)B & 15) == 0 &&
+                    m0 + BM <= M && n0 + BN <= N && (kEnd - kBegin) % BK == 0;
+#else
+  const bool fast = false;
+#endif
+  if (fast) {
+    // 128 x 16 of A and 16 x 128 of B: 512 16-byte pieces each, 2 a thread.
+    auto load = [&](int buf, long long k0) {
+#pragma unroll
+      for (int p = 0; p < 2; ++p) {
+        int i = tid + p * 256;
+        int ar = i / (BK / 4), ac = (i % (BK / 4)) * 4;
+        copy16(&As[buf][ar][ac], A + (m0 + ar) * sAm + k0 + ac);
+        int br = i / (BN / 4), bc = (i % (BN / 4)) * 4;
+        copy16(&Bs[buf][br][bc], B + (k0 + br) * sBk + n0 + bc);
+      }
+      asm volatile("cp.async.commit_group;\n" ::);
+    };
+    if (kBegin < kEnd)
+      load(0, kBegin);
+    int buf = 0;
+    for (long long k0 = kBegin; k0 < kEnd; k0 += BK, buf ^= 1) {
+      if (k0 + BK < kEnd) {
+        load(buf ^ 1, k0 + BK);
+        asm volatile("cp.async.wait_group 1;\n" ::);
+      } else {
+        asm volatile("cp.async.wait_group 0;\n" ::);
+      }
+      __syncthreads();
+      multiply(buf);
+      __syncthreads();
+    }
+  } else {
+    for (long long k0 = kBegin; k0 < kEnd; k0 += BK) {
+      // Neighbouring threads read neighbouring addresses: along k where A's
+      // rows are contiguous, along m where its columns are (as much for B).
+      if (sAk == 1) {
+        for (int i = tid; i < BM * BK; i += 256) {
+          int r = i / BK, c = i % BK;
+          long long gm = m0 + r, gk = k0 + c;
+          As[0][r][c] = stage(gm < M && gk < kEnd ? A[gm * sAm + gk] : 0.0f);
+        }
+      } else {
+        for (int i = tid; i < BM * BK; i += 256) {
+          int c = i / BM, r = i % BM;
+          long long gm = m0 + r, gk = k0 + c;
+          As[0][r][c] = stage(gm < M && gk < kEnd ? A[gm * sAm + gk * sAk] : 0.0f);
+        }
+      }
+      if (sBn == 1) {
+        for (int i = tid; i < BK * BN; i += 256) {
+          int r = i / BN, c = i % BN;
+          long long gk = k0 + r, gn = n0 + c;
+          Bs[0][r][c] = stage(gk < kEnd && gn < N ? B[gk * sBk + gn] : 0.0f);
+        }
+      } else {
+        for (int i = tid; i < BK * BN; i += 256) {
+          int c = i / BK, r = i % BK;
+          long long gk = k0 + r, gn = n0 + c;
+          Bs[0][r][c] = stage(gk < kEnd && gn < N ? B[gk * sBk + gn * sBn] : 0.0f);
+        }
+      }
+      __syncthreads();
+      multiply(0);
+      __syncthreads();
+    }
   }
 
 #pragma unroll
@@ -130,8 +186,12 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       __syncwarp();
       for (int e = lane; e < 256; e += 32) {
         long long gm = m0 + wm * 64 + i * 16 + e / 16, gn = n0 + wn * 32 + j * 16 + e % 16;
-        if (gm < M && gn < N)
-          C[gm * sCm + gn * sCn] += Cs[warp][e];
+        if (gm < M && gn < N) {
+          if (splits > 1)
+            atomicAdd(&C[gm * sCm + gn * sCn], Cs[warp][e]);
+          else
+            C[gm * sCm + gn * sCn] += Cs[warp][e];
+        }
       }
       __syncwarp();
     }
