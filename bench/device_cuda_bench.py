@@ -6,7 +6,7 @@ Here:    python3 bench/make_cuda_models.py build/cuda-models
          (likewise resnet50_b1, resnet18_b32, resnet50_b32, mobilenetv2_b32 from
          build/cuda-models, and gemm4096 from build/cuda-models/gemm4096.onnx)
          cp bench/device_cuda_bench.py bench/dlc_ctypes.py devrun/
-Device:  python3 devrun/device_cuda_bench.py [--no-compile] NAME...
+Device:  python3 devrun/device_cuda_bench.py [--no-compile | --profile] NAME...
 
 NAME is a library devrun/bench/NAME.so: MODEL_bBATCH (torchvision's resnet18,
 resnet50, mobilenet_v2 with random weights: timing only, the numbers are
@@ -90,9 +90,26 @@ def torch_runner(fn, precision):
     return run
 
 
+def profile(name):
+    """The GPU time of one call per kernel (named after ONNX nodes)."""
+    run, _, _ = dlc_runner(f"{HERE}/bench/{name}.so")
+    run()
+    torch.cuda.synchronize()
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            run()
+        torch.cuda.synchronize()
+    print(f"{name}: GPU time per kernel over 3 calls")
+    print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=15))
+
+
 def main():
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
     compile_too = "--no-compile" not in sys.argv
+    if "--profile" in sys.argv:
+        for name in names:
+            profile(name)
+        return
     print(f"GPU: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
     print("| model | batch | precision | dlc ms | PyTorch eager ms | torch.compile ms | "
           "dlc / eager | dlc / compile |")

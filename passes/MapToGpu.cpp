@@ -191,6 +191,25 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
       }
     for (linalg::LinalgOp op : linalgOps) {
       rewriter.setInsertionPoint(op);
+      // Parallel dims first: a reduction dim outside a parallel one (a
+      // depthwise conv's) would put a sequential loop around the rest and
+      // leave each thread a whole plane.
+      SmallVector<unsigned> order;
+      for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
+        if (type == utils::IteratorType::parallel)
+          order.push_back(i);
+      for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
+        if (type != utils::IteratorType::parallel)
+          order.push_back(i);
+      if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
+        FailureOr<linalg::GenericOp> generic =
+            isa<linalg::GenericOp>(op) ? cast<linalg::GenericOp>(op)
+                                       : linalg::generalizeNamedOp(rewriter, op);
+        if (succeeded(generic))
+          generic = linalg::interchangeGenericOp(rewriter, *generic, order);
+        if (succeeded(generic))
+          op = *generic;
+      }
       if (failed(linalg::linalgOpToParallelLoops(rewriter, op))) {
         op->emitError("cannot turn '") << op->getName() << "' into loops for the GPU";
         return signalPassFailure();

@@ -29,10 +29,24 @@ struct MergeKernelModulesPass : dlc::impl::MergeKernelModulesBase<MergeKernelMod
     OpBuilder b(kernelModules.front());
     auto merged = b.create<gpu::GPUModuleOp>(module.getLoc(), moduleName);
     Block &body = merged.getBodyRegion().front();
+    // Each outlined module's first launch names it.
+    DenseMap<StringAttr, Location> launchLoc;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      launchLoc.try_emplace(launch.getKernelModuleName(), launch.getLoc());
+    });
+    int index = 0;
     for (gpu::GPUModuleOp m : kernelModules) {
-      StringAttr name = m.getSymNameAttr();
+      std::string node = "kernel";
+      if (auto it = launchLoc.find(m.getSymNameAttr()); it != launchLoc.end())
+        if (auto nameLoc = dyn_cast<NameLoc>(it->second))
+          node = nameLoc.getName().str();
+      for (char &c : node)
+        if (!isalnum((unsigned char)c))
+          c = '_';
+      StringAttr name = b.getStringAttr(node + "_k" + std::to_string(index++));
       for (gpu::GPUFuncOp fn : llvm::make_early_inc_range(m.getOps<gpu::GPUFuncOp>())) {
-        auto oldRef = SymbolRefAttr::get(name, {FlatSymbolRefAttr::get(fn.getNameAttr())});
+        auto oldRef = SymbolRefAttr::get(m.getSymNameAttr(),
+                                         {FlatSymbolRefAttr::get(fn.getNameAttr())});
         auto newRef = SymbolRefAttr::get(merged.getSymNameAttr(), {FlatSymbolRefAttr::get(name)});
         module.walk([&](gpu::LaunchFuncOp launch) {
           if (launch.getKernel() == oldRef)

@@ -7,9 +7,10 @@
 //
 // Block tile 128 x 128 x BK, 8 warps in a 2 x 4 grid, each warp 64 x 32 of
 // C (4 x 2 fragments of 16 x 16). Two ways to fill shared memory:
-// - fast (tf32, unit inner strides, whole tiles, 16-byte aligned rows):
-//   cp.async 16-byte copies, double-buffered, the next tile in flight
-//   while the current one multiplies;
+// - fast (tf32, unit inner strides): cp.async copies (16 bytes where rows,
+//   K or N and the base are multiples of 4 floats, else 4), zero-filled
+//   past the edges, double-buffered, the next tile in flight while the
+//   current one multiplies;
 // - general: bounds-checked element loads (zeros past the edges, any
 //   strides, rounding to the staged type), single-buffered.
 // The epilogue adds into C through a per-warp staging tile, so whatever C
@@ -48,9 +49,18 @@ __device__ inline Staged stage(float v) { return __float2half(v); }
 #define APAD 4 // rows stay 16-byte aligned (cp.async) and off the same banks
 #define BPAD 4
 
-__device__ inline void copy16(void *smem, const void *gmem) {
+// 16 bytes global -> shared, asynchronously; zeros instead where !valid
+// (the source is then not read: cp.async's src-size 0).
+__device__ inline void copy16(void *smem, const void *gmem, bool valid) {
   unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(gmem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem),
+               "r"(valid ? 16 : 0));
+}
+
+__device__ inline void copy4(void *smem, const void *gmem, bool valid) {
+  unsigned dst = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem),
+               "r"(valid ? 4 : 0));
 }
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -109,22 +119,46 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   };
 
 #if defined(DLC_PRECISION_TF32)
-  const bool fast = sAk == 1 && sBn == 1 && sAm % 4 == 0 && sBk % 4 == 0 &&
-                    ((unsigned long long)A & 15) == 0 && ((unsigned long long)B & 15) == 0 &&
-                    m0 + BM <= M && n0 + BN <= N && (kEnd - kBegin) % BK == 0;
+  // Per operand: 16-byte pieces where rows and K (or N) are multiples of 4
+  // floats, else single floats; either way asynchronous and zero-filled.
+  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
+  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+  const bool fast = sAk == 1 && sBn == 1;
 #else
-  const bool fast = false;
+  const bool wideA = false, wideB = false, fast = false;
 #endif
   if (fast) {
-    // 128 x 16 of A and 16 x 128 of B: 512 16-byte pieces each, 2 a thread.
     auto load = [&](int buf, long long k0) {
+      if (wideA) {
+        // 128 x 16 of A: 512 16-byte pieces, 2 a thread.
 #pragma unroll
-      for (int p = 0; p < 2; ++p) {
-        int i = tid + p * 256;
-        int ar = i / (BK / 4), ac = (i % (BK / 4)) * 4;
-        copy16(&As[buf][ar][ac], A + (m0 + ar) * sAm + k0 + ac);
-        int br = i / (BN / 4), bc = (i % (BN / 4)) * 4;
-        copy16(&Bs[buf][br][bc], B + (k0 + br) * sBk + n0 + bc);
+        for (int p = 0; p < 2; ++p) {
+          int i = tid + p * 256, r = i / (BK / 4), c = (i % (BK / 4)) * 4;
+          bool in = m0 + r < M && k0 + c < kEnd;
+          copy16(&As[buf][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
+        }
+      } else {
+#pragma unroll
+        for (int p = 0; p < 8; ++p) {
+          int i = tid + p * 256, r = i / BK, c = i % BK;
+          bool in = m0 + r < M && k0 + c < kEnd;
+          copy4(&As[buf][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
+        }
+      }
+      if (wideB) {
+#pragma unroll
+        for (int p = 0; p < 2; ++p) {
+          int i = tid + p * 256, r = i / (BN / 4), c = (i % (BN / 4)) * 4;
+          bool in = k0 + r < kEnd && n0 + c < N;
+          copy16(&Bs[buf][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+        }
+      } else {
+#pragma unroll
+        for (int p = 0; p < 8; ++p) {
+          int i = tid + p * 256, r = i / BN, c = i % BN;
+          bool in = k0 + r < kEnd && n0 + c < N;
+          copy4(&Bs[buf][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+        }
       }
       asm volatile("cp.async.commit_group;\n" ::);
     };

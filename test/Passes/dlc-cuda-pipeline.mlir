@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:[^:]*]]: memref<1x3x16x16xf32>, %[[Y:[^:]*]]: memref<1x10xf32>, %[[ARENA:[^:]*]]: memref<{{[0-9]+}}xi8>, %[[W:[^:]*]]: memref<{{[0-9]+}}xi8> {dlc.role = "weights"})
 // CHECK-NOT: memref.get_global
-// CHECK: gpu.launch_func @dlc_kernels::@main_kernel
+// CHECK: gpu.launch_func @dlc_kernels::@{{[a-z_0-9]+}}_k0
 // CHECK-SAME: args(
 // CHECK: gpu.launch_func @dlc_kernels::{{.*}} args({{.*}}%[[Y]] : memref<1x10xf32>)
 // CHECK-NEXT: return
