@@ -17,7 +17,8 @@ Arguments name libraries devrun/cuda/NAME.so, NAME being the model's name
 optionally followed by @PRECISION (resnet18@bf16). For each: the output of
 one run on random inputs (uniform [-1, 1], seed 0) against onnxruntime's
 CPU result (largest error over largest output, within TOLERANCE for the
-library's precision); the same run with the input and output in device memory (torch
+library's precision), and the same error against onnxruntime on a float64
+copy of the model; the same run with the input and output in device memory (torch
 tensors); the driver's allocation calls during create and over 100 runs
 (through the counting shim); medians of 20 calls.
 """
@@ -39,6 +40,25 @@ from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
 
 shim = ctypes.CDLL(os.environ["DLC_CUDA_DRIVER"])
 shim.dlc_count_allocations.restype = ctypes.c_long
+
+
+def float64_reference(model, inp_name, x):
+    """onnxruntime on a float64 copy of the model (initializers, inputs,
+    outputs and value types widened); None where a kernel has no float64."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for init in m.graph.initializer:
+        if init.data_type == onnx.TensorProto.FLOAT:
+            arr = onnx.numpy_helper.to_array(init).astype(np.float64)
+            init.CopyFrom(onnx.numpy_helper.from_array(arr, init.name))
+    for vi in list(m.graph.input) + list(m.graph.output) + list(m.graph.value_info):
+        if vi.type.tensor_type.elem_type == onnx.TensorProto.FLOAT:
+            vi.type.tensor_type.elem_type = onnx.TensorProto.DOUBLE
+    try:
+        sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+        return sess.run(None, {inp_name: x.astype(np.float64)})[0]
+    except Exception:
+        return None
 
 
 def dims(value_info):
@@ -68,8 +88,8 @@ def check(lib_name, torch):
     x = np.random.default_rng(0).uniform(-1, 1, dims(inp)).astype(np.float32)
     y = np.full(dims(out), np.nan, np.float32)
     lib_path = f"{HERE}/cuda/{lib_name}.so"
-    if not os.path.exists(lib_path):  # the benchmark's batch-1 library
-        lib_path = f"{HERE}/bench/{name}_b1.so"
+    if not os.path.exists(lib_path):  # the benchmark's libraries
+        lib_path = f"{HERE}/bench/{lib_name if '@' in lib_name else name + '_b1'}.so"
     lib = load(lib_path)
     lib.dlc_signature_json.restype = ctypes.c_char_p
     precision = json.loads(lib.dlc_signature_json())["target"].get("precision", "fp32")
@@ -93,6 +113,8 @@ def check(lib_name, torch):
     ref = sess.run(None, {inp.name: x})[0]
     rel = float(np.max(np.abs(y - ref)) / np.max(np.abs(ref)))
     ok = rel <= TOLERANCE[precision]
+    ref64 = float64_reference(m, inp.name, x)
+    rel64 = "n/a" if ref64 is None else f"{np.max(np.abs(y - ref64)) / np.max(np.abs(ref64)):.1e}"
     # Device pointers in and out.
     dev_ok = "n/a"
     if torch is not None:
@@ -110,7 +132,7 @@ def check(lib_name, torch):
         run()
     grew = shim.dlc_count_allocations() - counted
     ms = median_ms(run)
-    print(f"| {name} | {precision} | {'yes' if ok else 'NO'} | {rel:.1e} | {dev_ok} | "
+    print(f"| {name} | {precision} | {'yes' if ok else 'NO'} | {rel:.1e} | {rel64} | {dev_ok} | "
           f"{at_create} | {grew} | {ms:.3f} |")
     lib.dlc_destroy(model)
 
@@ -124,9 +146,9 @@ def main():
         torch = None
     gpu = torch.cuda.get_device_name(0) if torch is not None else "?"
     print(f"GPU: {gpu}")
-    print("| model | precision | matches onnxruntime | max error / max output | device pointers | "
-          "allocations at create | allocations over 100 runs | dlc ms (median of 20) |")
-    print("|---|---|---|---:|---|---:|---:|---:|")
+    print("| model | precision | matches onnxruntime | max error / max output | same against float64 | "
+          "device pointers | allocations at create | allocations over 100 runs | dlc ms (median of 20) |")
+    print("|---|---|---|---:|---:|---|---:|---:|---:|")
     for name in sys.argv[1:]:
         check(name, torch)
 

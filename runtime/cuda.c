@@ -33,7 +33,7 @@ typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
 
 enum { POINTER_ATTRIBUTE_MEMORY_TYPE = 2, MEMORYTYPE_DEVICE = 2, STREAM_NON_BLOCKING = 1,
-       STREAM_CAPTURE_MODE_THREAD_LOCAL = 1 };
+       STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
 
 /* Every driver call the runtime makes, resolved once by name. */
 #define DLC_CUDA_FUNCTIONS(X)                                                                  \
@@ -64,6 +64,7 @@ enum { POINTER_ATTRIBUTE_MEMORY_TYPE = 2, MEMORYTYPE_DEVICE = 2, STREAM_NON_BLOC
   X(cuLaunchKernel, "cuLaunchKernel",                                                          \
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,         \
      CUstream, void **, void **))                                                              \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction, int, int))                         \
   X(cuGetErrorName, "cuGetErrorName", (CUresult, const char **))
 
 typedef struct dlc_cuda_api {
@@ -208,9 +209,13 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     }
     CUfunction fn;
     CUresult r = cu.cuModuleGetFunction(&fn, g->modules[l->image], l->kernel);
+    /* Over 48 KiB of dynamic shared memory needs the kernel's consent. */
+    if (!r && l->shared_bytes > 48 * 1024)
+      r = cu.cuFuncSetAttribute(fn, FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                (int)l->shared_bytes);
     if (!r)
       r = cu.cuLaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-                            l->block[2], 0, g->stream, params, NULL);
+                            l->block[2], l->shared_bytes, g->stream, params, NULL);
     if (r) {
       char what[256];
       snprintf(what, sizeof(what), "launching kernel %s (#%d)", l->kernel, i);

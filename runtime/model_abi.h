@@ -51,6 +51,7 @@ typedef struct dlc_gpu_launch {
   int32_t image; /* which kernel image holds the kernel */
   const char *kernel;
   uint32_t grid[3], block[3];
+  uint32_t shared_bytes; /* dynamic shared memory */
   int32_t num_args;
   const dlc_gpu_arg *args;
 } dlc_gpu_launch;

@@ -56,6 +56,7 @@ struct Launch {
   int image = 0; ///< 0: the generated kernels; 1: the tensor-core GEMM
   std::string kernel;
   int64_t grid[3], block[3];
+  int64_t sharedBytes = 0; ///< dynamic shared memory
   std::vector<LaunchArg> args;
 };
 
@@ -162,10 +163,20 @@ bool resolveBuffer(Value v, Block &entry, size_t ni, size_t no, LaunchArg &out) 
   }
 }
 
+/// Dynamic shared memory of the GEMM kernel (runtime/kernels/gemm_tc.cu)
+/// with `bm`-row tiles: two stages of A (bm x 32) and B (32 x 128) tiles in
+/// the staged type, rows padded by 16 bytes, and 8 warps' 16 x 16 float
+/// staging tiles. Must match the kernel's layout.
+int64_t gemmSharedBytes(int64_t bm, const std::string &precision) {
+  int64_t staged = precision == "tf32" ? 4 : 2, pad = 16 / staged;
+  return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
+}
+
 /// The tensor-core GEMM's launch for a contraction MapToGpu left in the
 /// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride.
 bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
-                const std::string &chip, Launch &l, std::string &error) {
+                const std::string &chip, const std::string &precision, Launch &l,
+                std::string &error) {
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims)) {
     error = "internal error: a library GEMM is not a contraction";
@@ -180,16 +191,20 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   int64_t batches = batch ? ranges[*batch] : 1;
-  // Split K over more blocks where the 128 x 128 tiles alone would leave
-  // SMs idle (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4
-  // tiles), aiming at two blocks per SM and keeping 64 of K per block.
-  int64_t tilesMN = ((n + 127) / 128) * ((m + 127) / 128) * batches;
+  // 64-row tiles where M is at most 64 (ResNet's first layers, 64
+  // channels), else 128. Split K over more blocks where the tiles alone
+  // would leave SMs idle (batch-1 ResNet's last layers: M 512, N 49, K
+  // 4608 is 4 tiles), aiming at two blocks per SM and keeping 64 of K per
+  // block.
+  int64_t bm = m <= 64 ? 64 : 128;
+  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
   int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
   int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
-  l.kernel = "dlc_gemm";
-  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + 127) / 128, l.grid[2] = batches * splits;
+  l.kernel = bm == 64 ? "dlc_gemm_m64" : "dlc_gemm";
+  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
   l.block[0] = 256, l.block[1] = 1, l.block[2] = 1;
+  l.sharedBytes = gemmSharedBytes(bm, precision);
   std::vector<LaunchArg> strides;
   // Operands in the kernel's order A (m, k), B (k, n), C (m, n); each
   // loop dim's element stride in it, 0 where the operand does not vary.
@@ -272,7 +287,8 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
       continue;
     if (op.hasAttr("dlc.library_gemm")) {
       Launch l;
-      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu, l, error))
+      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
+                      opts.precision, l, error))
         return false;
       out.launches.push_back(std::move(l));
       out.usesGemm = true;
@@ -335,6 +351,7 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
                         {"kernel", l.kernel},
                         {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
                         {"block", {l.block[0], l.block[1], l.block[2]}},
+                        {"shared_bytes", l.sharedBytes},
                         {"args", args}});
   }
   return {{"target", opts.target.name},
@@ -412,9 +429,10 @@ std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int
            std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) + ", " +
            std::to_string(l.grid[2]) + "}, {" + std::to_string(l.block[0]) + ", " +
            std::to_string(l.block[1]) + ", " + std::to_string(l.block[2]) + "}, " +
-           std::to_string(l.args.size()) + ", args" + std::to_string(i) + "},\n";
+           std::to_string(l.sharedBytes) + ", " + std::to_string(l.args.size()) + ", args" +
+           std::to_string(i) + "},\n";
   }
-  src += "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0}};\n";
+  src += "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}};\n";
   src += "static const dlc_gpu_meta gpu = {" + cString(opts.target.cpu) + ", " +
          std::to_string(images) + ", images, dlc_gpu_weights, " + std::to_string(p.weightsBytes) +
          ", " + std::to_string(p.launches.size()) + ", launches};\n";

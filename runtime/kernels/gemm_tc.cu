@@ -5,8 +5,12 @@
 // _FP16 defined: tiles are rounded to that type when staged in shared memory
 // and multiplied on tensor cores (WMMA, mma.sync) with float accumulators.
 //
-// Block tile 128 x 128 x BK, 8 warps in a 2 x 4 grid, each warp 64 x 32 of
-// C (4 x 2 fragments of 16 x 16). Two ways to fill shared memory:
+// Block tile BM x 128 x 32 (BM 128, or 64 for small M: dlc_gemm_m64), 8
+// warps in a 2 x 4 grid, each warp (BM/2) x 32 of C in 16 x 16 fragments.
+// Shared memory is dynamic (over the 48 KiB static limit; the runtime
+// raises the kernel's maximum): the launch's size must be
+// dlc::cudaGemmSharedBytes's (lib/CodeGen/CompileCuda.cpp). Two ways to
+// fill it:
 // - fast (tf32, unit inner strides): cp.async copies (16 bytes where rows,
 //   K or N and the base are multiples of 4 floats, else 4), zero-filled
 //   past the edges, double-buffered, the next tile in flight while the
@@ -43,11 +47,11 @@ typedef half FragType;
 __device__ inline Staged stage(float v) { return __float2half(v); }
 #endif
 
-#define BM 128
 #define BN 128
-#define BK 16
-#define APAD 4 // rows stay 16-byte aligned (cp.async) and off the same banks
-#define BPAD 4
+#define BK 32
+// Rows stay 16-byte aligned (cp.async) and 32-byte aligned every 16 rows
+// (WMMA), off the same banks.
+#define PAD (16 / (int)sizeof(Staged))
 
 // 16 bytes global -> shared, asynchronously; zeros instead where !valid
 // (the source is then not read: cp.async's src-size 0).
@@ -63,14 +67,18 @@ __device__ inline void copy4(void *smem, const void *gmem, bool valid) {
                "r"(valid ? 4 : 0));
 }
 
-extern "C" __global__ void __launch_bounds__(256)
-dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C,
-         long long M, long long N, long long K, long long sAb, long long sAm, long long sAk,
-         long long sBb, long long sBk, long long sBn, long long sCb, long long sCm,
-         long long sCn, long long splits) {
-  __shared__ __align__(32) Staged As[2][BM][BK + APAD];
-  __shared__ __align__(32) Staged Bs[2][BK][BN + BPAD];
-  __shared__ __align__(32) float Cs[8][16 * 16];
+template <int BM>
+__device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
+                     float *__restrict__ C, long long M, long long N, long long K, long long sAb,
+                     long long sAm, long long sAk, long long sBb, long long sBk, long long sBn,
+                     long long sCb, long long sCm, long long sCn, long long splits) {
+  constexpr int MI = BM / 32; // fragments down a warp's tile
+  extern __shared__ __align__(128) unsigned char smem[];
+  typedef Staged ATile[BM][BK + PAD];
+  typedef Staged BTile[BK][BN + PAD];
+  ATile *As = (ATile *)smem;
+  BTile *Bs = (BTile *)(smem + 2 * sizeof(ATile));
+  float(*Cs)[16 * 16] = (float(*)[16 * 16])(smem + 2 * sizeof(ATile) + 2 * sizeof(BTile));
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = warp / 4, wn = warp % 4;
   const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
@@ -82,9 +90,9 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   const long long tiles = (K + BK - 1) / BK, per = (tiles + splits - 1) / splits;
   const long long kBegin = split * per * BK, kEnd = min(K, (split + 1) * per * BK);
 
-  wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[4][2];
+  wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[MI][2];
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int j = 0; j < 2; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
@@ -92,11 +100,11 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   auto multiply = [&](int buf) {
 #pragma unroll
     for (int kk = 0; kk < BK; kk += WK) {
-      wmma::fragment<wmma::matrix_a, 16, 16, WK, FragType, wmma::row_major> a[4];
+      wmma::fragment<wmma::matrix_a, 16, 16, WK, FragType, wmma::row_major> a[MI];
       wmma::fragment<wmma::matrix_b, 16, 16, WK, FragType, wmma::row_major> bf[2];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        wmma::load_matrix_sync(a[i], &As[buf][wm * 64 + i * 16][kk], BK + APAD);
+      for (int i = 0; i < MI; ++i) {
+        wmma::load_matrix_sync(a[i], &As[buf][wm * (BM / 2) + i * 16][kk], BK + PAD);
 #if defined(DLC_PRECISION_TF32)
         for (int t = 0; t < a[i].num_elements; ++t)
           a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
@@ -104,14 +112,14 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       }
 #pragma unroll
       for (int j = 0; j < 2; ++j) {
-        wmma::load_matrix_sync(bf[j], &Bs[buf][kk][wn * 32 + j * 16], BN + BPAD);
+        wmma::load_matrix_sync(bf[j], &Bs[buf][kk][wn * 32 + j * 16], BN + PAD);
 #if defined(DLC_PRECISION_TF32)
         for (int t = 0; t < bf[j].num_elements; ++t)
           bf[j].x[t] = wmma::__float_to_tf32(bf[j].x[t]);
 #endif
       }
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < 2; ++j)
           wmma::mma_sync(acc[i][j], a[i], bf[j], acc[i][j]);
@@ -130,16 +138,16 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   if (fast) {
     auto load = [&](int buf, long long k0) {
       if (wideA) {
-        // 128 x 16 of A: 512 16-byte pieces, 2 a thread.
+        // BM x 32 of A in 16-byte pieces: BM / 32 a thread.
 #pragma unroll
-        for (int p = 0; p < 2; ++p) {
+        for (int p = 0; p < BM / 32; ++p) {
           int i = tid + p * 256, r = i / (BK / 4), c = (i % (BK / 4)) * 4;
           bool in = m0 + r < M && k0 + c < kEnd;
           copy16(&As[buf][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
         }
       } else {
-#pragma unroll
-        for (int p = 0; p < 8; ++p) {
+#pragma unroll 1
+        for (int p = 0; p < BM / 8; ++p) {
           int i = tid + p * 256, r = i / BK, c = i % BK;
           bool in = m0 + r < M && k0 + c < kEnd;
           copy4(&As[buf][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
@@ -147,14 +155,14 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       }
       if (wideB) {
 #pragma unroll
-        for (int p = 0; p < 2; ++p) {
+        for (int p = 0; p < 4; ++p) {
           int i = tid + p * 256, r = i / (BN / 4), c = (i % (BN / 4)) * 4;
           bool in = k0 + r < kEnd && n0 + c < N;
           copy16(&Bs[buf][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
         }
       } else {
-#pragma unroll
-        for (int p = 0; p < 8; ++p) {
+#pragma unroll 1
+        for (int p = 0; p < 16; ++p) {
           int i = tid + p * 256, r = i / BN, c = i % BN;
           bool in = k0 + r < kEnd && n0 + c < N;
           copy4(&Bs[buf][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
@@ -213,13 +221,13 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
   }
 
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       wmma::store_matrix_sync(Cs[warp], acc[i][j], 16, wmma::mem_row_major);
       __syncwarp();
       for (int e = lane; e < 256; e += 32) {
-        long long gm = m0 + wm * 64 + i * 16 + e / 16, gn = n0 + wn * 32 + j * 16 + e % 16;
+        long long gm = m0 + wm * (BM / 2) + i * 16 + e / 16, gn = n0 + wn * 32 + j * 16 + e % 16;
         if (gm < M && gn < N) {
           if (splits > 1)
             atomicAdd(&C[gm * sCm + gn * sCn], Cs[warp][e]);
@@ -229,4 +237,19 @@ dlc_gemm(const float *__restrict__ A, const float *__restrict__ B, float *__rest
       }
       __syncwarp();
     }
+}
+
+// Two blocks an SM (registers capped at 128, a few spilled): 4096^3 went
+// from 54 to 59 TFLOP/s on an H100.
+#define DLC_GEMM_PARAMS                                                                       \
+  const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, long long M,   \
+      long long N, long long K, long long sAb, long long sAm, long long sAk, long long sBb,     \
+      long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits
+#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits
+
+extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm(DLC_GEMM_PARAMS) {
+  gemm<128>(DLC_GEMM_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_m64(DLC_GEMM_PARAMS) {
+  gemm<64>(DLC_GEMM_ARGS);
 }
