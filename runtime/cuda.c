@@ -7,7 +7,10 @@
  * outputs], uploads the weights once, loads the kernel image, and captures
  * the launch list once as a CUDA graph. dlc_gpu_run copies the inputs in,
  * replays the graph and copies the outputs out: no allocation, host or
- * device, after create.
+ * device, after create. A kernel that faults inside the graph surfaces at
+ * the final synchronisation without its name; DLC_CUDA_SYNC=1 launches the
+ * kernels one by one with a synchronisation after each, so the error names
+ * the kernel (after its ONNX node).
  *
  * The driver API's few types and entry points are declared here rather
  * than taken from cuda.h, so that the runtime builds without a CUDA
@@ -87,6 +90,8 @@ struct dlc_gpu_state {
   CUdeviceptr *input_ptr, *output_ptr;
   CUdeviceptr *arg_values; /* every launch's argument values, in order */
   void **arg_slots;        /* pointers to them, as cuLaunchKernel wants */
+  CUfunction *functions;   /* per launch */
+  int synchronous;         /* DLC_CUDA_SYNC=1: no graph, a sync after each kernel */
 };
 
 static int fail(char *error, size_t size, const char *what, CUresult rc) {
@@ -158,8 +163,10 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     g->arg_values = calloc((size_t)total_args + 1, sizeof(CUdeviceptr));
     g->arg_slots = calloc((size_t)total_args + 1, sizeof(void *));
     g->modules = calloc((size_t)meta->num_images + 1, sizeof(CUmodule));
+    g->functions = calloc((size_t)meta->num_launches + 1, sizeof(CUfunction));
   }
-  if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots || !g->modules) {
+  if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots || !g->modules ||
+      !g->functions) {
     dlc_gpu_destroy(g);
     snprintf(error, size, "dlc_create: out of host memory");
     return DLC_ERROR_OUT_OF_MEMORY;
@@ -209,6 +216,7 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     }
     CUfunction fn;
     CUresult r = cu.cuModuleGetFunction(&fn, g->modules[l->image], l->kernel);
+    g->functions[i] = fn;
     /* Over 48 KiB of dynamic shared memory needs the kernel's consent. */
     if (!r && l->shared_bytes > 48 * 1024)
       r = cu.cuFuncSetAttribute(fn, FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -227,6 +235,8 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
   CHECK(cu.cuStreamEndCapture(g->stream, &g->graph), "cuStreamEndCapture");
   CHECK(cu.cuGraphInstantiate(&g->exec, g->graph, 0), "cuGraphInstantiate");
   CHECK(cu.cuStreamSynchronize(g->stream), "uploading the weights (cuStreamSynchronize)");
+  const char *sync = getenv("DLC_CUDA_SYNC");
+  g->synchronous = sync && *sync && *sync != '0';
   *out = g;
   return DLC_OK;
 }
@@ -258,7 +268,26 @@ int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outpu
     else
       CHECK(cu.cuMemcpyHtoDAsync(g->input_ptr[i], inputs[i], n, g->stream), "copying an input");
   }
-  CHECK(cu.cuGraphLaunch(g->exec, g->stream), "launching the model's kernels (cuGraphLaunch)");
+  if (g->synchronous) {
+    /* Debugging: each kernel on its own, so a fault names its kernel. */
+    const dlc_gpu_meta *meta = dlc_meta.gpu;
+    int64_t k = 0;
+    for (int i = 0; i < meta->num_launches; ++i) {
+      const dlc_gpu_launch *l = &meta->launches[i];
+      char what[256];
+      snprintf(what, sizeof(what), "kernel %s (#%d of %d)", l->kernel, i, meta->num_launches);
+      CHECK(cu.cuLaunchKernel(g->functions[i], l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                              l->block[1], l->block[2], l->shared_bytes, g->stream,
+                              g->arg_slots + k, NULL),
+            what);
+      CHECK(cu.cuStreamSynchronize(g->stream), what);
+      k += l->num_args;
+    }
+  } else {
+    CHECK(cu.cuGraphLaunch(g->exec, g->stream),
+          "launching the model's kernels (cuGraphLaunch; DLC_CUDA_SYNC=1 runs them one by one "
+          "and names a failing kernel)");
+  }
   for (int i = 0; i < dlc_meta.num_outputs; ++i) {
     size_t n = (size_t)dlc_meta.outputs[i].bytes;
     if (is_device_pointer(outputs[i]))
@@ -268,7 +297,9 @@ int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outpu
       CHECK(cu.cuMemcpyDtoHAsync(outputs[i], g->output_ptr[i], n, g->stream),
             "copying an output");
   }
-  CHECK(cu.cuStreamSynchronize(g->stream), "running the model's kernels");
+  CHECK(cu.cuStreamSynchronize(g->stream),
+        g->synchronous ? "copying the outputs"
+                       : "running the model's kernels (DLC_CUDA_SYNC=1 names a failing kernel)");
   return DLC_OK;
 }
 
@@ -293,5 +324,6 @@ void dlc_gpu_destroy(struct dlc_gpu_state *g) {
   free(g->output_ptr);
   free(g->arg_values);
   free(g->arg_slots);
+  free(g->functions);
   free(g);
 }
