@@ -191,16 +191,28 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
       }
     for (linalg::LinalgOp op : linalgOps) {
       rewriter.setInsertionPoint(op);
-      // Parallel dims first: a reduction dim outside a parallel one (a
-      // depthwise conv's) would put a sequential loop around the rest and
-      // leave each thread a whole plane.
+      // Parallel dims first, in the order of the output's dims: a reduction
+      // dim outside a parallel one would put a sequential loop around the
+      // rest and leave each thread a whole plane, and neighbouring threads
+      // must write neighbouring elements (linalg's depthwise conv iterates
+      // (n, oh, ow, c, kh, kw): channels innermost, a plane apart in NCHW).
+      SmallVector<utils::IteratorType> types = op.getIteratorTypesArray();
       SmallVector<unsigned> order;
-      for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
+      auto add = [&](unsigned d) {
+        if (!llvm::is_contained(order, d))
+          order.push_back(d);
+      };
+      if (op.getNumDpsInits() > 0)
+        for (AffineExpr e : op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults())
+          if (auto dim = dyn_cast<AffineDimExpr>(e);
+              dim && types[dim.getPosition()] == utils::IteratorType::parallel)
+            add(dim.getPosition());
+      for (auto [i, type] : llvm::enumerate(types))
         if (type == utils::IteratorType::parallel)
-          order.push_back(i);
-      for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray()))
+          add(i);
+      for (auto [i, type] : llvm::enumerate(types))
         if (type != utils::IteratorType::parallel)
-          order.push_back(i);
+          add(i);
       if (!llvm::equal(order, llvm::seq<unsigned>(0, order.size()))) {
         FailureOr<linalg::GenericOp> generic =
             isa<linalg::GenericOp>(op) ? cast<linalg::GenericOp>(op)
@@ -210,6 +222,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
         if (succeeded(generic))
           op = *generic;
       }
+      rewriter.setInsertionPoint(op); // generalizing replaced the named op
       if (failed(linalg::linalgOpToParallelLoops(rewriter, op))) {
         op->emitError("cannot turn '") << op->getName() << "' into loops for the GPU";
         return signalPassFailure();

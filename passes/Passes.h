@@ -34,6 +34,9 @@ struct CudaPipelineOptions {
   int64_t threadsPerBlock = 256;
   std::string toolkitPath;      ///< CUDA toolkit (libdevice); "" lets MLIR look
   bool libraryGemm = false;     ///< contractions go to the tensor-core GEMM kernel
+  /// Kernels' index arithmetic: 32 bits where every buffer is under 2 GiB
+  /// (64-bit multiplies and divisions are several instructions on GPUs).
+  unsigned indexBitwidth = 64;
 };
 
 /// dlc dialect -> linalg -> bufferized -> planned (arena + weights buffer)

@@ -149,7 +149,7 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createConvertSCFToCFPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.indexBitwidth = 64;
+  nvvm.indexBitwidth = opts.indexBitwidth;
   nvvm.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
   // What NVVM's patterns leave (math.fma) becomes LLVM intrinsics.
@@ -186,6 +186,9 @@ struct CudaPipelineCLOptions : PassPipelineOptions<CudaPipelineCLOptions> {
   Option<bool> libraryGemm{*this, "library-gemm",
                            llvm::cl::desc("contractions to the tensor-core GEMM kernel"),
                            llvm::cl::init(false)};
+  Option<unsigned> indexBitwidth{*this, "index-bitwidth",
+                                 llvm::cl::desc("kernels' index width (32 or 64)"),
+                                 llvm::cl::init(64)};
 };
 } // namespace
 
@@ -193,7 +196,7 @@ void dlc::registerDlcPipelines() {
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "dlc-cuda-pipeline", "dlc dialect to PTX kernels and a launch-only host entry",
       [](OpPassManager &pm, const CudaPipelineCLOptions &o) {
-        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, "", o.libraryGemm});
+        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, "", o.libraryGemm, o.indexBitwidth});
       });
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",

@@ -246,20 +246,43 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
 bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
                   const dlc::CompileOptions &opts, CudaProgram &out, std::string &error) {
   MLIRContext *ctx = module.getContext();
-  FirstDiagnostic first(ctx);
-  PassManager pm(ctx);
-  if (opts.printIrAfterAll) {
-    ctx->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; },
-                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
-  }
-  dlc::buildCudaPipeline(pm, {opts.target.cpu, 256, cudaToolkit(), opts.precision != "fp32"});
-  if (failed(pm.run(module))) {
-    error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
+  // 32-bit index arithmetic in kernels where every buffer (arena, weights,
+  // each input and output) is under 2 GiB: known after planning, so the
+  // pipeline runs on a copy and again at 64 bits if one is not.
+  OwningOpRef<ModuleOp> original = module.clone();
+  auto run = [&](ModuleOp m, unsigned indexBits) {
+    FirstDiagnostic first(ctx);
+    PassManager pm(ctx);
+    if (opts.printIrAfterAll) {
+      ctx->disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    }
+    dlc::buildCudaPipeline(
+        pm, {opts.target.cpu, 256, cudaToolkit(), opts.precision != "fp32", indexBits});
+    if (failed(pm.run(m))) {
+      error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
+      return false;
+    }
+    return true;
+  };
+  if (!run(module, 32))
     return false;
-  }
   auto main = module.lookupSymbol<func::FuncOp>("main");
+  bool large = !main;
+  for (BlockArgument a : main ? main.getArguments() : ArrayRef<BlockArgument>()) {
+    auto t = dyn_cast<MemRefType>(a.getType());
+    large |= !t || t.getNumElements() * (t.getElementTypeBitWidth() / 8) >= (int64_t(1) << 31);
+  }
+  if (large) {
+    module.getBody()->clear();
+    module.getBody()->getOperations().splice(module.getBody()->end(),
+                                             original->getBody()->getOperations());
+    if (!run(module, 64))
+      return false;
+    main = module.lookupSymbol<func::FuncOp>("main");
+  }
   auto binary = module.lookupSymbol<gpu::BinaryOp>("dlc_kernels");
   size_t ni = model.inputs.size(), no = model.outputs.size();
   if (!main || main.getNumArguments() != ni + no + 2) {

@@ -64,9 +64,10 @@ func.func @reduction_and_copy(%x: memref<4x8xf32>, %y: memref<4xf32>, %z: memref
 // -----
 
 // With library-gemm, a float32 contraction stays in the entry for the
-// tensor-core GEMM kernel, marked; the rest is mapped as before. A
-// reduction dim outside a parallel one is moved inside first, so each
-// thread runs only the reduction.
+// tensor-core GEMM kernel, marked; the rest is mapped as before. Loops are
+// put in the output's dim order, reductions last: each thread runs only
+// the reduction, and the fastest thread index walks the output's last dim
+// (here d0, which the loop order had outermost).
 // RUN: %dlc-opt %s --split-input-file --dlc-map-to-gpu="library-gemm=true" | FileCheck %s --check-prefix=GEMM
 // GEMM-LABEL: func.func @matmul
 // GEMM: linalg.matmul {dlc.library_gemm}
@@ -74,7 +75,8 @@ func.func @reduction_and_copy(%x: memref<4x8xf32>, %y: memref<4xf32>, %z: memref
 // GEMM-LABEL: func.func @reduction_outside
 // GEMM: gpu.launch
 // GEMM: scf.if
-// GEMM: arith.remui
+// GEMM: %[[C3:.*]] = arith.constant 3 : index
+// GEMM-NEXT: arith.remui %{{.*}}, %[[C3]]
 // GEMM-NOT: scf.parallel
 // GEMM: scf.for
 // GEMM-NOT: scf.for
@@ -83,11 +85,11 @@ func.func @matmul(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x16xf32>) outs(%c : memref<4x16xf32>)
   return
 }
-#r0 = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
-#r1 = affine_map<(d0, d1, d2) -> (d0, d2)>
-func.func @reduction_outside(%x: memref<3x4x5xf32>, %y: memref<4x5xf32>) {
+#r0 = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+#r1 = affine_map<(d0, d1, d2) -> (d2, d0)>
+func.func @reduction_outside(%x: memref<4x5x3xf32>, %y: memref<5x3xf32>) {
   linalg.generic {indexing_maps = [#r0, #r1], iterator_types = ["parallel", "reduction", "parallel"]}
-      ins(%x : memref<3x4x5xf32>) outs(%y : memref<4x5xf32>) {
+      ins(%x : memref<4x5x3xf32>) outs(%y : memref<5x3xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %a, %acc : f32
     linalg.yield %s : f32
