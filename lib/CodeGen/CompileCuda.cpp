@@ -191,20 +191,6 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]], k = ranges[dims->k[0]];
   int64_t batches = batch ? ranges[*batch] : 1;
-  // 64-row tiles where M is at most 64 (ResNet's first layers, 64
-  // channels), else 128. Split K over more blocks where the tiles alone
-  // would leave SMs idle (batch-1 ResNet's last layers: M 512, N 49, K
-  // 4608 is 4 tiles), aiming at two blocks per SM and keeping 64 of K per
-  // block.
-  int64_t bm = m <= 64 ? 64 : 128;
-  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
-  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
-  int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
-  l.image = 1;
-  l.kernel = bm == 64 ? "dlc_gemm_m64" : "dlc_gemm";
-  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
-  l.block[0] = 256, l.block[1] = 1, l.block[2] = 1;
-  l.sharedBytes = gemmSharedBytes(bm, precision);
   std::vector<LaunchArg> strides;
   // Operands in the kernel's order A (m, k), B (k, n), C (m, n); each
   // loop dim's element stride in it, 0 where the operand does not vary.
@@ -234,6 +220,27 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
     strides.push_back({"i64", 0, strideOf(order[o][0])});
     strides.push_back({"i64", 0, strideOf(order[o][1])});
   }
+  // strides: (b, m, k) of A, (b, k, n) of B, (b, m, n) of C.
+  bool unitInnerStrides = strides[2].value == 1 && strides[5].value == 1;
+  // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
+  // here): the mma.sync kernel, 128 x 128 tiles of 4 warps. Otherwise the
+  // WMMA kernel, with 64-row tiles where M is at most 64. Split K over more
+  // blocks where the tiles alone would leave SMs idle (batch-1 ResNet's
+  // last layers: M 512, N 49, K 4608 is 4 tiles), aiming at two blocks per
+  // SM and keeping 64 of K per block.
+  int64_t bm = m <= 64 ? 64 : 128;
+  bool mmaSync = precision == "tf32" && unitInnerStrides && m > 64;
+  if (mmaSync)
+    bm = 128;
+  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
+  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
+  int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
+  l.image = 1;
+  l.kernel = mmaSync ? "dlc_gemm_tf32" : bm == 64 ? "dlc_gemm_m64" : "dlc_gemm";
+  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
+  l.block[0] = mmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
+  // dlc_gemm_tf32: 3 stages of 128 x 36 and 32 x 136 floats.
+  l.sharedBytes = mmaSync ? 3 * (128 * 36 + 32 * 136) * 4 : gemmSharedBytes(bm, precision);
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());

@@ -253,3 +253,151 @@ extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm(DLC_GEMM_PARAMS) {
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_m64(DLC_GEMM_PARAMS) {
   gemm<64>(DLC_GEMM_ARGS);
 }
+
+#if defined(DLC_PRECISION_TF32)
+// The tf32 workhorse where A's rows and B's rows are contiguous (every
+// conv's im2col GEMM and every matmul here): raw mma.sync m16n8k8 instead
+// of WMMA, so fragments come from shared memory with one 32-bit load per
+// register in a conflict-free pattern and the warp tile can be 64 x 64
+// (32 MMAs per 32 loads, against 16 per 24 above). 4 warps in a 2 x 2
+// grid make a 128 x 128 block tile; K goes by 32 through a 3-stage
+// cp.async pipeline. Shared memory: 3 * (128 x 36 + 32 x 136) floats.
+#define TS 3
+#define TAP 36  // A row stride in floats: banks 4g + t for fragment loads
+#define TBP 136 // B row stride: banks 8t + g
+
+__device__ inline unsigned to_tf32(float v) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(v));
+  return r;
+}
+
+extern "C" __global__ void __launch_bounds__(128, 2)
+dlc_gemm_tf32(DLC_GEMM_PARAMS) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  float(*As)[128][TAP] = (float(*)[128][TAP])smem;
+  float(*Bs)[32][TBP] = (float(*)[32][TBP])(smem + TS * sizeof(float[128][TAP]));
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int wm = warp / 2, wn = warp % 2; // warp's 64 x 64 of the 128 x 128 tile
+  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
+  const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;
+  A += b * sAb;
+  B += b * sBb;
+  C += b * sCb;
+  const long long tiles = (K + 31) / 32, per = (tiles + splits - 1) / splits;
+  const long long kBegin = split * per * 32, kEnd = min(K, (split + 1) * per * 32);
+  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
+  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+
+  auto load = [&](int stage, long long k0) {
+    if (wideA) {
+#pragma unroll
+      for (int p = 0; p < 8; ++p) { // 128 x 32 floats = 1024 pieces of 16 bytes
+        int i = tid + p * 128, r = i / 8, c = (i % 8) * 4;
+        bool in = m0 + r < M && k0 + c < kEnd;
+        copy16(&As[stage][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
+      }
+    } else {
+#pragma unroll 1
+      for (int p = 0; p < 32; ++p) {
+        int i = tid + p * 128, r = i / 32, c = i % 32;
+        bool in = m0 + r < M && k0 + c < kEnd;
+        copy4(&As[stage][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
+      }
+    }
+    if (wideB) {
+#pragma unroll
+      for (int p = 0; p < 8; ++p) { // 32 x 128 floats
+        int i = tid + p * 128, r = i / 32, c = (i % 32) * 4;
+        bool in = k0 + r < kEnd && n0 + c < N;
+        copy16(&Bs[stage][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+      }
+    } else {
+#pragma unroll 1
+      for (int p = 0; p < 32; ++p) {
+        int i = tid + p * 128, r = i / 128, c = i % 128;
+        bool in = k0 + r < kEnd && n0 + c < N;
+        copy4(&Bs[stage][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+      }
+    }
+  };
+
+  float acc[4][8][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        acc[i][j][e] = 0.0f;
+
+  const long long steps = (kEnd - kBegin + 31) / 32;
+  // Prologue: the first TS - 1 tiles in flight (empty groups past the end
+  // keep the wait counts uniform).
+#pragma unroll
+  for (int s = 0; s < TS - 1; ++s) {
+    if (s < steps)
+      load(s, kBegin + s * 32);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  for (long long step = 0; step < steps; ++step) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(TS - 2));
+    __syncthreads();
+    // Refill the stage consumed last iteration.
+    long long next = step + TS - 1;
+    if (next < steps)
+      load(next % TS, kBegin + next * 32);
+    asm volatile("cp.async.commit_group;\n" ::);
+    const int st = step % TS;
+#pragma unroll
+    for (int kk = 0; kk < 32; kk += 8) {
+      unsigned a[4][4], bf[8][2];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float *p = &As[st][wm * 64 + i * 16 + g][kk + t];
+        a[i][0] = to_tf32(p[0]);
+        a[i][1] = to_tf32(p[8 * TAP]);
+        a[i][2] = to_tf32(p[4]);
+        a[i][3] = to_tf32(p[8 * TAP + 4]);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const float *p = &Bs[st][kk + t][wn * 64 + j * 8 + g];
+        bf[j][0] = to_tf32(p[0]);
+        bf[j][1] = to_tf32(p[4 * TBP]);
+      }
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+          asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                       : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]),
+                         "+f"(acc[i][j][3])
+                       : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]),
+                         "r"(bf[j][0]), "r"(bf[j][1]));
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Each thread's accumulators: rows g and g + 8, columns 2t and 2t + 1 of
+  // every 16 x 8 tile; added into C (atomically across K splits).
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        long long gm = m0 + wm * 64 + i * 16 + g + (e / 2) * 8;
+        long long gn = n0 + wn * 64 + j * 8 + 2 * t + e % 2;
+        if (gm < M && gn < N) {
+          float *c = &C[gm * sCm + gn * sCn];
+          if (splits > 1)
+            atomicAdd(c, acc[i][j][e]);
+          else
+            *c += acc[i][j][e];
+        }
+      }
+}
+#endif
