@@ -1,6 +1,9 @@
-// Tensor-core GEMM for the CUDA back end: C[b] += A[b] * B[b], float32 in
+// Tensor-core GEMMs for the CUDA back end: C[b] += A[b] * B[b], float32 in
 // memory, any strides (so a conv's im2col GEMM with shared weights, a
-// transposed B and a plain matmul are one kernel). Compiled by NVRTC at
+// transposed B and a plain matmul are one kernel). Two kernels: the WMMA
+// one below (any precision, any strides), and at the end dlc_gemm_tf32,
+// raw mma.sync for tf32 with contiguous rows, which the compiler picks
+// where it applies and M is over 64. Compiled by NVRTC at
 // `dlc compile` time for the target chip, with DLC_PRECISION_TF32, _BF16 or
 // _FP16 defined: tiles are rounded to that type when staged in shared memory
 // and multiplied on tensor cores (WMMA, mma.sync) with float accumulators.
