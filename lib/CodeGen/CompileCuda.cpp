@@ -223,24 +223,24 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   // strides: (b, m, k) of A, (b, k, n) of B, (b, m, n) of C.
   bool unitInnerStrides = strides[2].value == 1 && strides[5].value == 1;
   // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
-  // here): the mma.sync kernel, 128 x 128 tiles of 4 warps. Otherwise the
-  // WMMA kernel, with 64-row tiles where M is at most 64. Split K over more
-  // blocks where the tiles alone would leave SMs idle (batch-1 ResNet's
-  // last layers: M 512, N 49, K 4608 is 4 tiles), aiming at two blocks per
-  // SM and keeping 64 of K per block.
+  // here) and M over 16: the mma.sync kernel, 4 warps, 128 x 128 tiles (64
+  // x 128 where M is at most 64). Otherwise the WMMA kernel, with 64-row
+  // tiles where M is at most 64 (it ran MLP and LeNet, M 1 to 16, faster).
+  // Split K over more blocks where the tiles alone would leave SMs idle
+  // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
+  // at two blocks per SM and keeping 64 of K per block.
   int64_t bm = m <= 64 ? 64 : 128;
-  bool mmaSync = precision == "tf32" && unitInnerStrides && m > 64;
-  if (mmaSync)
-    bm = 128;
+  bool mmaSync = precision == "tf32" && unitInnerStrides && m > 16;
   int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
   int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
   int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
-  l.kernel = mmaSync ? "dlc_gemm_tf32" : bm == 64 ? "dlc_gemm_m64" : "dlc_gemm";
+  l.kernel = mmaSync ? (bm == 64 ? "dlc_gemm_tf32_m64" : "dlc_gemm_tf32")
+                     : (bm == 64 ? "dlc_gemm_m64" : "dlc_gemm");
   l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
   l.block[0] = mmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
-  // dlc_gemm_tf32: 3 stages of 128 x 36 and 32 x 136 floats.
-  l.sharedBytes = mmaSync ? 3 * (128 * 36 + 32 * 136) * 4 : gemmSharedBytes(bm, precision);
+  // dlc_gemm_tf32*: 3 stages of bm x 36 and 32 x 136 floats.
+  l.sharedBytes = mmaSync ? 3 * (bm * 36 + 32 * 136) * 4 : gemmSharedBytes(bm, precision);
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());

@@ -3,7 +3,7 @@
 // transposed B and a plain matmul are one kernel). Two kernels: the WMMA
 // one below (any precision, any strides), and at the end dlc_gemm_tf32,
 // raw mma.sync for tf32 with contiguous rows, which the compiler picks
-// where it applies and M is over 64. Compiled by NVRTC at
+// where it applies and M is over 16 (dlc_gemm_tf32_m64 up to 64 rows). Compiled by NVRTC at
 // `dlc compile` time for the target chip, with DLC_PRECISION_TF32, _BF16 or
 // _FP16 defined: tiles are rounded to that type when staged in shared memory
 // and multiplied on tensor cores (WMMA, mma.sync) with float accumulators.
@@ -263,8 +263,9 @@ extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_m64(DLC_GEMM_PARAM
 // of WMMA, so fragments come from shared memory with one 32-bit load per
 // register in a conflict-free pattern and the warp tile can be 64 x 64
 // (32 MMAs per 32 loads, against 16 per 24 above). 4 warps in a 2 x 2
-// grid make a 128 x 128 block tile; K goes by 32 through a 3-stage
-// cp.async pipeline. Shared memory: 3 * (128 x 36 + 32 x 136) floats.
+// grid make a 128 x 128 block tile (dlc_gemm_tf32_m64: 64 x 128, warps of
+// 32 x 64); K goes by 32 through a 3-stage cp.async pipeline. Shared
+// memory: 3 * (BM x 36 + 32 x 136) floats.
 #define TS 3
 #define TAP 36  // A row stride in floats: banks 4g + t for fragment loads
 #define TBP 136 // B row stride: banks 8t + g
@@ -275,16 +276,17 @@ __device__ inline unsigned to_tf32(float v) {
   return r;
 }
 
-extern "C" __global__ void __launch_bounds__(128, 2)
-dlc_gemm_tf32(DLC_GEMM_PARAMS) {
+template <int MI> // 16-row fragments down a warp's tile: 4 (128-row blocks) or 2 (64)
+__device__ void gemm_tf32(DLC_GEMM_PARAMS) {
+  constexpr int BM = 32 * MI;
   extern __shared__ __align__(128) unsigned char smem[];
-  float(*As)[128][TAP] = (float(*)[128][TAP])smem;
-  float(*Bs)[32][TBP] = (float(*)[32][TBP])(smem + TS * sizeof(float[128][TAP]));
+  float(*As)[BM][TAP] = (float(*)[BM][TAP])smem;
+  float(*Bs)[32][TBP] = (float(*)[32][TBP])(smem + TS * sizeof(float[BM][TAP]));
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
-  const int wm = warp / 2, wn = warp % 2; // warp's 64 x 64 of the 128 x 128 tile
+  const int wm = warp / 2, wn = warp % 2; // warp's (16 MI) x 64 of the BM x 128 tile
   const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
-  const long long m0 = (long long)blockIdx.y * 128, n0 = (long long)blockIdx.x * 128;
+  const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * 128;
   A += b * sAb;
   B += b * sBb;
   C += b * sCb;
@@ -296,14 +298,14 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
   auto load = [&](int stage, long long k0) {
     if (wideA) {
 #pragma unroll
-      for (int p = 0; p < 8; ++p) { // 128 x 32 floats = 1024 pieces of 16 bytes
+      for (int p = 0; p < BM / 16; ++p) { // BM x 32 floats in 16-byte pieces
         int i = tid + p * 128, r = i / 8, c = (i % 8) * 4;
         bool in = m0 + r < M && k0 + c < kEnd;
         copy16(&As[stage][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
       }
     } else {
 #pragma unroll 1
-      for (int p = 0; p < 32; ++p) {
+      for (int p = 0; p < BM / 4; ++p) {
         int i = tid + p * 128, r = i / 32, c = i % 32;
         bool in = m0 + r < M && k0 + c < kEnd;
         copy4(&As[stage][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
@@ -326,9 +328,9 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
     }
   };
 
-  float acc[4][8][4];
+  float acc[MI][8][4];
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -355,10 +357,10 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
     const int st = step % TS;
 #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
-      unsigned a[4][4], bf[8][2];
+      unsigned a[MI][4], bf[8][2];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float *p = &As[st][wm * 64 + i * 16 + g][kk + t];
+      for (int i = 0; i < MI; ++i) {
+        const float *p = &As[st][wm * 16 * MI + i * 16 + g][kk + t];
         a[i][0] = to_tf32(p[0]);
         a[i][1] = to_tf32(p[8 * TAP]);
         a[i][2] = to_tf32(p[4]);
@@ -371,7 +373,7 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
         bf[j][1] = to_tf32(p[4 * TBP]);
       }
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < MI; ++i)
 #pragma unroll
         for (int j = 0; j < 8; ++j)
           asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
@@ -387,12 +389,12 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
   // Each thread's accumulators: rows g and g + 8, columns 2t and 2t + 1 of
   // every 16 x 8 tile; added into C (atomically across K splits).
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < MI; ++i)
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        long long gm = m0 + wm * 64 + i * 16 + g + (e / 2) * 8;
+        long long gm = m0 + wm * 16 * MI + i * 16 + g + (e / 2) * 8;
         long long gn = n0 + wn * 64 + j * 8 + 2 * t + e % 2;
         if (gm < M && gn < N) {
           float *c = &C[gm * sCm + gn * sCn];
@@ -402,5 +404,12 @@ dlc_gemm_tf32(DLC_GEMM_PARAMS) {
             *c += acc[i][j][e];
         }
       }
+}
+
+extern "C" __global__ void __launch_bounds__(128, 2) dlc_gemm_tf32(DLC_GEMM_PARAMS) {
+  gemm_tf32<4>(DLC_GEMM_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64(DLC_GEMM_PARAMS) {
+  gemm_tf32<2>(DLC_GEMM_ARGS);
 }
 #endif
