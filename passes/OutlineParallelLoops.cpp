@@ -81,11 +81,9 @@ struct OutlineParallelLoopsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto func = module.lookupSymbol<func::FuncOp>(entry);
-    if (!func) {
-      module.emitError("no entry function '") << entry << "'";
+    auto func = dlc::lookupEntry(module, entry);
+    if (!func)
       return signalPassFailure();
-    }
     MLIRContext *ctx = &getContext();
     // The entry's ABI: one pointer per tensor, then the arena, then the pool.
     func->setAttr("llvm.bareptr", UnitAttr::get(ctx));

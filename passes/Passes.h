@@ -3,6 +3,7 @@
 #define DLC_PASSES_PASSES_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -15,6 +16,15 @@ namespace dlc {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// The module's entry function (the passes' `entry` option); an error on
+/// the module, and null, if it has none.
+inline mlir::func::FuncOp lookupEntry(mlir::ModuleOp module, llvm::StringRef name) {
+  auto func = module.lookupSymbol<mlir::func::FuncOp>(name);
+  if (!func)
+    module.emitError("no entry function '") << name << "'";
+  return func;
+}
 
 /// What the CPU pipeline needs to know about the target.
 struct CpuPipelineOptions {

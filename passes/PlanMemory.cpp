@@ -87,11 +87,9 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
   using PlanMemoryBase::PlanMemoryBase;
 
   void runOnOperation() override {
-    auto func = getOperation().lookupSymbol<func::FuncOp>(entry);
-    if (!func) {
-      getOperation().emitError("no entry function '") << entry << "'";
+    auto func = dlc::lookupEntry(getOperation(), entry);
+    if (!func)
       return signalPassFailure();
-    }
     hoistLoopAllocs(func);
     Block &block = func.getBody().front();
     DenseMap<Operation *, int64_t> pos;

@@ -26,11 +26,9 @@ struct PlanWeightsPass : dlc::impl::PlanWeightsBase<PlanWeightsPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto func = module.lookupSymbol<func::FuncOp>(entry);
-    if (!func) {
-      module.emitError("no entry function '") << entry << "'";
+    auto func = dlc::lookupEntry(module, entry);
+    if (!func)
       return signalPassFailure();
-    }
     SmallVector<memref::GetGlobalOp> reads;
     func.walk([&](memref::GetGlobalOp op) { reads.push_back(op); });
     // Offsets in order of first read; a global read twice is laid out once.

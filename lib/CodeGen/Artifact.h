@@ -13,6 +13,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -30,6 +32,19 @@ std::string tensorTable(const char *kind, const std::vector<dlc::TensorSignature
 /// The runtime's sources (headers, CUDA kernel templates): the source tree,
 /// or $DLC_RUNTIME_DIR.
 std::string runtimeDir();
+
+/// A fresh temporary directory, removed with everything in it when this
+/// goes out of scope.
+struct TempDir {
+  std::string path; ///< empty if it could not be made
+  /// Makes `prefix`-XXXXXX under the system's temporary directory; false
+  /// with `error` on failure.
+  bool make(const std::string &prefix, std::string &error);
+  ~TempDir();
+};
+
+/// [{"name", "dtype", "shape"}...]: the signature's tensor lists.
+nlohmann::json tensorsJson(const std::vector<dlc::TensorSignature> &ts);
 
 /// Compiles `sources` with the runtime archive into the shared library
 /// `output`, through `tmpLib`.

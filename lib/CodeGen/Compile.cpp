@@ -19,7 +19,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -274,6 +273,28 @@ FirstDiagnostic::FirstDiagnostic(MLIRContext *ctx)
         }
         return success();
       }) {}
+
+bool TempDir::make(const std::string &prefix, std::string &error) {
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(prefix, dir)) {
+    error = "cannot create a temporary directory: " + ec.message();
+    return false;
+  }
+  path = dir.str().str();
+  return true;
+}
+
+TempDir::~TempDir() {
+  if (!path.empty())
+    llvm::sys::fs::remove_directories(path);
+}
+
+nlohmann::json tensorsJson(const std::vector<dlc::TensorSignature> &ts) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto &t : ts)
+    a.push_back({{"name", t.name}, {"dtype", dlc::dtypeName(t.dtype)}, {"shape", t.shape}});
+  return a;
+}
 
 /// Compiles `sources` with the runtime archive into the shared library
 /// `output`, through a temporary file in the sources' directory.
@@ -619,16 +640,10 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
            writeFileAtomically(opts.output, l.code, error);
   }
 
-  llvm::SmallString<128> dir;
-  auto removeDir = llvm::make_scope_exit([&] {
-    if (!dir.empty())
-      llvm::sys::fs::remove_directories(dir);
-  });
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("dlc-link", dir)) {
-    error = "cannot create a temporary directory: " + ec.message();
+  TempDir dir;
+  if (!dir.make("dlc-link", error))
     return false;
-  }
-  std::string d = dir.str().str();
+  const std::string &d = dir.path;
   Lowered inference, train;
   if (!lowerModule(module, opts, "", d, inference, error))
     return false;
@@ -665,14 +680,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
 
   // Signature and plan, for dlc_signature_json() and `dlc inspect`.
   nlohmann::json sig;
-  auto tensors = [](const std::vector<TensorSignature> &ts) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto &t : ts)
-      a.push_back({{"name", t.name}, {"dtype", dlc::dtypeName(t.dtype)}, {"shape", t.shape}});
-    return a;
-  };
-  sig["inputs"] = tensors(model.inputs);
-  sig["outputs"] = tensors(model.outputs);
+  sig["inputs"] = tensorsJson(model.inputs);
+  sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},
                    {"cpu", opts.target.cpu},
                    {"vector_width", opts.target.vectorWidth}};
@@ -693,15 +702,15 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
       paramBytes += bytesOf(t);
     for (const auto &t : trainSig.state)
       stateBytes += bytesOf(t);
-    sig["parameters"] = tensors(model.parameters);
+    sig["parameters"] = tensorsJson(model.parameters);
     for (size_t i = 0; i < model.parameters.size(); ++i)
       sig["parameters"][i]["trainable"] = model.parameterRoles[i] == "parameter";
     sig["training"] = {{"loss", opts.train.loss},
                        {"optimizer", opts.train.optimizer},
                        {"momentum", opts.train.momentum},
                        {"weight_decay", opts.train.weightDecay},
-                       {"labels", tensors(trainSig.labels)},
-                       {"state", tensors(trainSig.state)},
+                       {"labels", tensorsJson(trainSig.labels)},
+                       {"state", tensorsJson(trainSig.state)},
                        {"arena_bytes", train.arenaBytes},
                        {"lower_bound_bytes", train.lowerBound},
                        {"buffers", train.buffers},

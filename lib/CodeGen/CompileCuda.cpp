@@ -30,7 +30,6 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -566,16 +565,10 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
     return false;
   nlohmann::json plan = planJson(program, opts);
 
-  llvm::SmallString<128> dir;
-  auto removeDir = llvm::make_scope_exit([&] {
-    if (!dir.empty())
-      llvm::sys::fs::remove_directories(dir);
-  });
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("dlc-cuda", dir)) {
-    error = "cannot create a temporary directory: " + ec.message();
+  TempDir dir;
+  if (!dir.make("dlc-cuda", error))
     return false;
-  }
-  std::string d = dir.str().str();
+  const std::string &d = dir.path;
   // The tensor-core GEMM, from NVRTC, where a contraction uses it.
   std::string gemmImage;
   bool asPtx = opts.emit == "ptx";
@@ -611,17 +604,11 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
     imageKind = "ptx";
   }
   nlohmann::json sig;
-  auto tensors = [](const std::vector<TensorSignature> &ts) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto &t : ts)
-      a.push_back({{"name", t.name}, {"dtype", dlc::dtypeName(t.dtype)}, {"shape", t.shape}});
-    return a;
-  };
   int gemms = 0;
   for (const Launch &l : program.launches)
     gemms += l.image == 1;
-  sig["inputs"] = tensors(model.inputs);
-  sig["outputs"] = tensors(model.outputs);
+  sig["inputs"] = tensorsJson(model.inputs);
+  sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},
                    {"chip", opts.target.cpu},
                    {"image", imageKind},
