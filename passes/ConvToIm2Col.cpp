@@ -9,10 +9,13 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -23,10 +26,148 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
+/// How the GEMM of an inference conv is laid out for the CPU's register
+/// tile (`rows` output channels x `lanes` output pixels): the filter is
+/// re-packed at compile time into row panels [F'/rows, K, rows] (F' = F
+/// rounded up to `rows`, the extra rows zero), so that the tile's `rows`
+/// broadcasts are contiguous and every tile is full; the pixels are padded
+/// to a multiple of `lanes` in the columns and the output (padding columns
+/// hold whatever the buffer held: they are computed and never read). Full
+/// tiles everywhere: no peeled remainders, no scalar column (ResNet's 7x7
+/// maps have 49 pixels).
+struct GemmLayout {
+  int64_t rows = 0;  ///< 0: the plain GEMM
+  int64_t lanes = 0;
+};
+
+int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// Pixels padded to whole register tiles; past 16 tiles, to an odd number
+/// of them, so that a column block's rows spread over every L1 set (see
+/// dlc-tile-and-vectorize), for at most 1/16 more work.
+int64_t paddedPixels(int64_t p, int64_t lanes) {
+  int64_t tiles = roundUp(p, lanes) / lanes;
+  if (tiles >= 16 && tiles % 2 == 0)
+    ++tiles;
+  return tiles * lanes;
+}
+
+/// The values of a constant f32 filter, or nothing (a trained parameter).
+std::optional<SmallVector<float>> constantFilter(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(attr)) {
+    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
+      return SmallVector<float>(data->begin(), data->end());
+    return std::nullopt;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense || !dense.getElementType().isF32())
+    return std::nullopt;
+  return SmallVector<float>(dense.getValues<float>());
+}
+
+/// The filter [F, K] (row-major `w`) as row panels [F'/rows, K, rows].
+Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int64_t k,
+                   int64_t rows) {
+  int64_t panels = roundUp(f, rows) / rows;
+  SmallVector<float> packed(panels * k * rows, 0.0f);
+  for (int64_t fi = 0; fi < f; ++fi)
+    for (int64_t ki = 0; ki < k; ++ki)
+      packed[((fi / rows) * k + ki) * rows + fi % rows] = w[fi * k + ki];
+  auto type = RankedTensorType::get({panels, k, rows}, b.getF32Type());
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(packed.data()), packed.size() * 4);
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float));
+  return b.create<arith::ConstantOp>(
+      loc, DenseResourceElementsAttr::get(type, "packed_filter", std::move(blob)));
+}
+
+/// A buffer of `shape` for padded GEMM operands (not a tensor.empty:
+/// dlc-split-empty-tensors would give the columns and their padded home
+/// different buffers, and a copy between them).
+Value paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elem) {
+  return b.create<bufferization::AllocTensorOp>(loc, RankedTensorType::get(shape, elem),
+                                                ValueRange{});
+}
+
+/// out[n, F, P] = init + w[F, K] x cols[n, K, P'] in the packed layout: `cols`
+/// is already padded to P' pixels; `init` is [N, F, P]. Returns [N, F, P].
+Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value init,
+                 const GemmLayout &layout) {
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto wType = cast<RankedTensorType>(wPanels.getType());
+  int64_t n = initType.getDimSize(0), f = initType.getDimSize(1), p = initType.getDimSize(2);
+  int64_t panels = wType.getDimSize(0), rows = layout.rows;
+  int64_t fp = panels * rows, pp = cast<RankedTensorType>(cols.getType()).getDimSize(2);
+  Type elem = initType.getElementType();
+  Value acc = init;
+  if (fp != f || pp != p) {
+    // A zero (or other constant) start fills the padded accumulator; a
+    // bias broadcast is copied into its corner.
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      acc = b.create<linalg::FillOp>(loc, fill.getInputs()[0],
+                                     paddedBuffer(b, loc, {n, fp, pp}, elem))
+                .getResult(0);
+    else
+      acc = b.create<tensor::InsertSliceOp>(
+          loc, init, paddedBuffer(b, loc, {n, fp, pp}, elem),
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+          getAsIndexOpFoldResult(b.getContext(), {n, f, p}),
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+  }
+  Value acc4 = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({n, panels, rows, pp}, elem), acc,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dn, dpanel, drow, dp, dk;
+  bindDims(ctx, dn, dpanel, drow, dp, dk);
+  SmallVector<AffineMap> maps{AffineMap::get(5, 0, {dpanel, dk, drow}, ctx),
+                              AffineMap::get(5, 0, {dn, dk, dp}, ctx),
+                              AffineMap::get(5, 0, {dn, dpanel, drow, dp}, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value gemm = b.create<linalg::GenericOp>(
+                    loc, acc4.getType(), ValueRange{wPanels, cols}, acc4, maps, iters,
+                    [](OpBuilder &nb, Location l, ValueRange v) {
+                      Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
+                      nb.create<linalg::YieldOp>(
+                          l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});
+                    })
+                   .getResult(0);
+  Value out = b.create<tensor::CollapseShapeOp>(
+      loc, RankedTensorType::get({n, fp, pp}, elem), gemm,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
+  if (fp != f || pp != p)
+    out = b.create<tensor::ExtractSliceOp>(
+        loc, initType, out,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+        getAsIndexOpFoldResult(ctx, {n, f, p}),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+  return out;
+}
+
+/// `v` [N, K, P] copied into a buffer padded to `pp` pixels (1x1 convs over
+/// maps whose pixels are not a multiple of the lanes).
+Value padPixels(OpBuilder &b, Location loc, Value v, int64_t pp) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getDimSize(2) == pp)
+    return v;
+  return b.create<tensor::InsertSliceOp>(
+      loc, v, paddedBuffer(b, loc, {t.getDimSize(0), t.getDimSize(1), pp}, t.getElementType()),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+      getAsIndexOpFoldResult(b.getContext(), t.getShape()),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+} // namespace
+
+namespace {
 /// A 1x1, stride-1 convolution is already a GEMM, out[n,f,p] += w[f,c] *
 /// x[n,c,p], on reshaped (not copied) operands: no im2col buffer.
 struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  using OpRewritePattern::OpRewritePattern;
+  PointwiseConvToGemm(MLIRContext *ctx, GemmLayout layout)
+      : OpRewritePattern(ctx, /*benefit=*/2), layout(layout) {}
+  GemmLayout layout;
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
     auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
@@ -47,7 +188,13 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     Value wf = collapse(conv.getInputs()[1], RankedTensorType::get({f, c}, elem), {{0}, {1, 2, 3}});
     auto accType = RankedTensorType::get({n, f, hw}, elem);
     Value acc = collapse(conv.getOutputs()[0], accType, {{0}, {1}, {2, 3}});
-    Value gemm = dlc::weightTimesBatch(r, loc, wf, x, acc);
+    std::optional<SmallVector<float>> filter;
+    if (layout.rows)
+      filter = constantFilter(conv.getInputs()[1]);
+    Value gemm =
+        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
+                            padPixels(r, loc, x, paddedPixels(hw, layout.lanes)), acc, layout)
+               : dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
     return success();
@@ -58,7 +205,8 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 /// (Upstream's im2col gathers along the flattened OH*OW, with a vector
 /// div/rem per element and no contiguous loads.)
 struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  using OpRewritePattern::OpRewritePattern;
+  Im2ColConv(MLIRContext *ctx, GemmLayout layout) : OpRewritePattern(ctx), layout(layout) {}
+  GemmLayout layout;
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
     if (!conv.hasPureTensorSemantics())
@@ -76,9 +224,46 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     SmallVector<int64_t> d(conv.getDilations().getValues<int64_t>());
     Type elem = out.getElementType();
     Value x = conv.getInputs()[0];
+    int64_t ckk = c * kh * kw, p = oh * ow;
+    std::optional<SmallVector<float>> filter;
+    if (layout.rows)
+      filter = constantFilter(conv.getInputs()[1]);
+    if (filter) {
+      // The columns go straight into their padded buffer, through a view of
+      // its first P pixels.
+      int64_t pp = paddedPixels(p, layout.lanes);
+      Value cols;
+      if (pp == p) {
+        cols = r.create<tensor::CollapseShapeOp>(
+            loc, RankedTensorType::get({n, ckk, p}, elem),
+            dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d),
+            ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+      } else {
+        Value buf = paddedBuffer(r, loc, {n, ckk, pp}, elem);
+        auto zero = r.getIndexAttr(0), one = r.getIndexAttr(1);
+        SmallVector<OpFoldResult> offsets(3, zero), strides(3, one);
+        SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(r.getContext(), {n, ckk, p});
+        Value view = r.create<tensor::ExtractSliceOp>(loc, buf, offsets, sizes, strides);
+        Value into = r.create<tensor::ExpandShapeOp>(
+            loc, RankedTensorType::get({n, c, kh, kw, oh, ow}, elem), view,
+            ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+        Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, into);
+        Value col3 = r.create<tensor::CollapseShapeOp>(
+            loc, RankedTensorType::get({n, ckk, p}, elem), col,
+            ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+        cols = r.create<tensor::InsertSliceOp>(loc, col3, buf, offsets, sizes, strides);
+      }
+      Value acc = r.create<tensor::CollapseShapeOp>(
+          loc, RankedTensorType::get({n, f, p}, elem), conv.getOutputs()[0],
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, layout.rows), cols,
+                              acc, layout);
+      r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
+                                                  ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      return success();
+    }
 
     Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d);
-    int64_t ckk = c * kh * kw, p = oh * ow;
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
@@ -172,8 +357,8 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     // that dlc-tile-and-vectorize tiles like any matmul. Pointwise convs
     // skip the gather (higher benefit).
     RewritePatternSet patterns(&getContext());
-    patterns.add<PointwiseConvToGemm>(&getContext(), /*benefit=*/2);
-    patterns.add<Im2ColConv>(&getContext());
+    GemmLayout layout{packRows, padLanes};
+    patterns.add<PointwiseConvToGemm, Im2ColConv>(&getContext(), layout);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

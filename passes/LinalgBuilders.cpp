@@ -175,11 +175,12 @@ Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init)
       .getResult(0);
 }
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
-                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d) {
+                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
+                    Value into) {
   auto in = tensorType(xp);
   Type elem = in.getElementType();
   SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1), kh, kw, oh, ow};
-  Value empty = b.create<tensor::EmptyOp>(loc, shape, elem);
+  Value empty = into ? into : b.create<tensor::EmptyOp>(loc, shape, elem).getResult();
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(6)};
   SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
   return b

@@ -81,8 +81,11 @@ constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
 /// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with
 /// stride 1 each row is a contiguous read of xp (plain vector loads).
+/// With `into` ([N, C, KH, KW, OH, OW], possibly a view of a larger buffer),
+/// the columns are written there.
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
-                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d);
+                    int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
+                    Value into = nullptr);
 
 /// `init` + the sum, over the reduction dims of `iters`, of `term(inputs)`,
 /// for a reduction whose innermost loop dim (a reduction, the last index of

@@ -138,6 +138,14 @@ struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
               p, vector::VectorMultiReductionLowering::InnerParallel);
           vector::populateVectorMaskOpLoweringPatterns(p);
         })) &&
+        // An outer product's broadcast operand (a GEMM tile's rows) read
+        // element by element from memory: a load and lane extracts (LLVM
+        // joined two 4-byte broadcasts into an 8-byte load and three
+        // shuffles, which compete with the FMAs for their ports).
+        succeeded(apply([&](RewritePatternSet &p) {
+          vector::populateScalarVectorTransferLoweringPatterns(p, /*benefit=*/1,
+                                                               /*allowMultipleUses=*/true);
+        })) &&
         succeeded(apply([&](RewritePatternSet &p) {
           vector::populateVectorTransferFullPartialPatterns(p, opts);
         })) &&

@@ -51,12 +51,25 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     outputs are disjoint), else input-channel chunks accumulated into the
     output (the conv is linear in its channels; a weight gradient's batch
     of one). Same FLOPs, summed in another order.
+    With `pack-rows` (the CPU's register-tile rows), a conv with a constant
+    filter gets the register tile's layout: the filter re-packed at compile
+    time into panels [F'/rows, K, rows] (zero rows up to F'), the pixels of
+    the columns and of the accumulator padded to a multiple of `pad-lanes`,
+    and the GEMM a generic (n, panel, row, pixel, k) whose result is a view
+    of the padded accumulator's first F x P corner. Every register tile is
+    then full; padding columns hold garbage that no one reads.
   }];
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
            "largest im2col buffer (0: no limit)">,
+    Option<"packRows", "pack-rows", "int64_t", /*default=*/"0",
+           "register-tile rows: constant filters re-packed into row panels (0: off)">,
+    Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
+           "with pack-rows, pixels padded to a multiple of this (register-tile lanes)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::bufferization::BufferizationDialect",
                            "mlir::tensor::TensorDialect",
                            "mlir::scf::SCFDialect"];
 }

@@ -59,6 +59,14 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   addLowerToLinalg(pm, opts.maxWorkspaceBytes);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
+  // Inference convs in the register tile's layout (AVX2: 6 rows x 16
+  // lanes; see ConvToIm2Col). AVX-512 keeps the plain GEMM: its 12 x 16
+  // tile was tuned on the device for that one, and this one is not yet
+  // measured there.
+  if (opts.optLevel > 0 && opts.vectorWidth < 16) {
+    im2col.packRows = 6;
+    im2col.padLanes = 2 * opts.vectorWidth;
+  }
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   pm.addPass(createCanonicalizerPass());
   // After im2col, while every producer is still one op on whole tensors.

@@ -83,10 +83,12 @@ void copyStridedGatherSources(func::FuncOp func) {
 /// `loops` gets one scf.for per tiled dim, in dim order.
 linalg::LinalgOp tile(RewriterBase &rewriter, linalg::LinalgOp op,
                       ArrayRef<int64_t> sizes, SmallVectorImpl<scf::ForOp> *loops = nullptr,
-                      bool forall = false) {
+                      bool forall = false, ArrayRef<int64_t> interchange = {}) {
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return op;
   scf::SCFTilingOptions options;
+  if (!interchange.empty())
+    options.setInterchange(interchange);
   SmallVector<OpFoldResult> ofr;
   for (int64_t s : sizes)
     ofr.push_back(rewriter.getIndexAttr(s));
@@ -233,9 +235,40 @@ struct TileAndVectorizePass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned m = dims->m.back(), n = dims->n.back(), k = dims->k.back();
     SmallVector<int64_t> cache(ranges.size(), 1), reg(ranges.size(), 1);
-    cache[m] = cacheTile(cacheM, ranges[m], rows);
+    // A GEMM over row panels (dlc-conv-to-im2col's packed layout): the
+    // innermost M dim is one panel, the register tile's rows; cache tiles
+    // take whole panels.
+    bool panels = dims->m.size() > 1 && !ShapedType::isDynamic(ranges[m]) &&
+                  ranges[m] <= 2 * rows;
+    int64_t tileRows = panels ? ranges[m] : rows;
+    cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], nVectors * vectorWidth);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
+    // Which operand stays in L1 while the other streams past it: a [k,
+    // lanes] block of the columns (the pixel tiles go outside the panels)
+    // when its rows, an odd number of register tiles apart, spread over
+    // every L1 set; else the filter panel [k, rows], contiguous anyway
+    // (rows of 3136 pixels, 196 cache lines apart, fell into a quarter of
+    // the sets and missed L1 on every k: twice slower).
+    bool columnsStay = false;
+    if (panels) {
+      int64_t lanes = nVectors * vectorWidth;
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        AffineMap map = op.getMatchingIndexingMap(in);
+        auto t = dyn_cast<RankedTensorType>(in->get().getType());
+        if (t && t.hasStaticShape() && map.getNumResults() &&
+            map.getResults().back() == getAffineDimExpr(n, op.getContext()))
+          columnsStay = t.getShape().back() % lanes == 0 && (t.getShape().back() / lanes) % 2;
+      }
+      // Whole panels in a cache tile; groups of them when the pixel tiles
+      // alone are too few iterations for the threads.
+      int64_t pixelTiles = cache[n] ? ranges[n] / cache[n] : 1;
+      for (unsigned d : dims->m)
+        cache[d] = 0;
+      for (unsigned d : dims->m)
+        if (d != m && pixelTiles < 4)
+          cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / 4), ranges[d], 1);
+    }
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
         cache[i] = 0;
@@ -257,18 +290,30 @@ struct TileAndVectorizePass
       return ShapedType::isDynamic(tileRanges[d]) ? (cache[d] ? cache[d] : ranges[d])
                                                   : tileRanges[d];
     };
-    reg[m] = std::min<int64_t>(rows, bound(m));
+    reg[m] = std::min<int64_t>(tileRows, bound(m));
     reg[n] = std::min<int64_t>(nVectors * vectorWidth, bound(n));
     SmallVector<int64_t> regTiles(reg);
     for (size_t i = 0; i < reg.size(); ++i)
       if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))
         regTiles[i] = 0;
+    // Columns staying in L1: the pixel tiles go outside the panels.
+    SmallVector<int64_t> order;
+    if (columnsStay) {
+      for (unsigned d = 0; d < ranges.size(); ++d)
+        if (d != k && !llvm::is_contained(dims->m, d))
+          order.push_back(d);
+      order.append(dims->m.begin(), dims->m.end());
+      order.push_back(k);
+      if (order.size() != ranges.size())
+        order.clear();
+    }
     SmallVector<scf::ForOp> loops;
-    linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles, &loops);
+    linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles, &loops, false, order);
     if (!regTile)
       return;
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
-    peel(rewriter, loops, regTiles, {m, n});
+    if (!panels) // panel tiles are full: nothing to peel
+      peel(rewriter, loops, regTiles, {m, n});
   }
 
   /// A reduction in vector lanes (dlc::sumInLanes, or a reduction over an
