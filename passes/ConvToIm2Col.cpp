@@ -91,31 +91,60 @@ Value paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type ele
                                                 ValueRange{});
 }
 
+/// `v` written into the leading corner of `buf` (same rank, each dim at
+/// least as large), through a view of the corner: a producer that computes
+/// `v` from nothing (a fill, a bias broadcast) is cloned to write there
+/// directly; anything else is copied by a linalg.copy, which
+/// dlc-tile-and-vectorize tiles and threads. (A tensor.insert_slice would
+/// bufferize into an untiled copy in the entry, which LLVM unrolled into
+/// 340 KB of code for MobileNetV2.) `v` may have the corner's dims split
+/// (`groups`, as for expand_shape).
+Value writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
+                      ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> cornerShape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t rank = cornerShape.size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), cornerShape);
+  Value corner = b.create<tensor::ExtractSliceOp>(loc, buf, offsets, sizes, strides);
+  Value view = b.create<tensor::ExpandShapeOp>(loc, t, corner, groups);
+  Value written;
+  auto producer = v.getDefiningOp<linalg::LinalgOp>();
+  if (producer && producer->getNumResults() == 1 && producer.getNumDpsInits() == 1 &&
+      producer.getNumReductionLoops() == 0 &&
+      producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>()) {
+    Operation *clone = b.clone(*producer.getOperation());
+    cast<linalg::LinalgOp>(clone).getDpsInitOperand(0)->set(view);
+    written = clone->getResult(0);
+  } else {
+    written = b.create<linalg::CopyOp>(loc, v, view).getResult(0);
+  }
+  Value flat = b.create<tensor::CollapseShapeOp>(loc, corner.getType(), written, groups);
+  return b.create<tensor::InsertSliceOp>(loc, flat, buf, offsets, sizes, strides);
+}
+
 /// out[n, F, P] = init + w[F, K] x cols[n, K, P'] in the packed layout: `cols`
-/// is already padded to P' pixels; `init` is [N, F, P]. Returns [N, F, P].
-Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value init,
+/// is already padded to P' pixels; `init4` is the conv's [N, F, OH, OW]
+/// accumulator. Returns [N, F, P].
+Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value init4,
                  const GemmLayout &layout) {
-  auto initType = cast<RankedTensorType>(init.getType());
+  auto init4Type = cast<RankedTensorType>(init4.getType());
+  auto initType = RankedTensorType::get(
+      {init4Type.getDimSize(0), init4Type.getDimSize(1),
+       init4Type.getDimSize(2) * init4Type.getDimSize(3)},
+      init4Type.getElementType());
+  Value init = b.create<tensor::CollapseShapeOp>(loc, initType, init4,
+                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   auto wType = cast<RankedTensorType>(wPanels.getType());
   int64_t n = initType.getDimSize(0), f = initType.getDimSize(1), p = initType.getDimSize(2);
   int64_t panels = wType.getDimSize(0), rows = layout.rows;
   int64_t fp = panels * rows, pp = cast<RankedTensorType>(cols.getType()).getDimSize(2);
   Type elem = initType.getElementType();
-  Value acc = init;
-  if (fp != f || pp != p) {
-    // A zero (or other constant) start fills the padded accumulator; a
-    // bias broadcast is copied into its corner.
-    if (auto fill = init.getDefiningOp<linalg::FillOp>())
-      acc = b.create<linalg::FillOp>(loc, fill.getInputs()[0],
-                                     paddedBuffer(b, loc, {n, fp, pp}, elem))
-                .getResult(0);
-    else
-      acc = b.create<tensor::InsertSliceOp>(
-          loc, init, paddedBuffer(b, loc, {n, fp, pp}, elem),
-          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
-          getAsIndexOpFoldResult(b.getContext(), {n, f, p}),
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
-  }
+  // The start (zeros, a bias) goes into the padded accumulator's corner;
+  // the padding starts as whatever the buffer held. (Also without padding:
+  // the conv's own accumulator, reshaped into panels, was copied whole
+  // before the GEMM by bufferization.)
+  Value acc = writeIntoCorner(b, loc, init4, paddedBuffer(b, loc, {n, fp, pp}, elem),
+                              {{0}, {1}, {2, 3}}, {n, f, p});
   Value acc4 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, panels, rows, pp}, elem), acc,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
@@ -153,11 +182,9 @@ Value padPixels(OpBuilder &b, Location loc, Value v, int64_t pp) {
   auto t = cast<RankedTensorType>(v.getType());
   if (t.getDimSize(2) == pp)
     return v;
-  return b.create<tensor::InsertSliceOp>(
-      loc, v, paddedBuffer(b, loc, {t.getDimSize(0), t.getDimSize(1), pp}, t.getElementType()),
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
-      getAsIndexOpFoldResult(b.getContext(), t.getShape()),
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+  return writeIntoCorner(
+      b, loc, v, paddedBuffer(b, loc, {t.getDimSize(0), t.getDimSize(1), pp}, t.getElementType()),
+      {{0}, {1}, {2}}, t.getShape());
 }
 } // namespace
 
@@ -193,7 +220,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       filter = constantFilter(conv.getInputs()[1]);
     Value gemm =
         filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
-                            padPixels(r, loc, x, paddedPixels(hw, layout.lanes)), acc, layout)
+                            padPixels(r, loc, x, roundUp(hw, layout.lanes)), conv.getOutputs()[0], layout)
                : dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -253,11 +280,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
         cols = r.create<tensor::InsertSliceOp>(loc, col3, buf, offsets, sizes, strides);
       }
-      Value acc = r.create<tensor::CollapseShapeOp>(
-          loc, RankedTensorType::get({n, f, p}, elem), conv.getOutputs()[0],
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, layout.rows), cols,
-                              acc, layout);
+                              conv.getOutputs()[0], layout);
       r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                   ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       return success();

@@ -170,7 +170,7 @@ struct TileAndVectorizePass
         tileLaneReduction(rewriter, op);
       else if (linalg::isaContractionOpInterface(op))
         tileContraction(rewriter, op);
-      else if (isa<linalg::GenericOp, linalg::FillOp>(op) &&
+      else if (isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op) &&
                op.getNumReductionLoops() == 0)
         tileElementwise(rewriter, op);
     }

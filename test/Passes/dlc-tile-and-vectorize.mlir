@@ -192,3 +192,31 @@ func.func @recomputed_keeps_mark(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   } -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
+
+// -----
+
+// A GEMM over filter panels (dlc-conv-to-im2col with pack-rows): the
+// register tile is one whole panel (6 rows) x 16 lanes over one k step.
+// Three pixel tiles are too few iterations for the threads: the forall
+// takes the panels too. Nothing is peeled: every tile is full.
+// CHECK-LABEL: func.func @panel_gemm
+// CHECK: scf.forall (%[[PANEL:.*]]) in (2)
+// CHECK: scf.for %[[P:.*]] = %c0 to %c48 step %c16
+// CHECK: scf.for %[[K:.*]] = %c0 to %c36 step %c1
+// CHECK: vector.transfer_read %{{.*}}[%[[PANEL]], %[[K]], %c0]{{.*}} : tensor<2x36x6xf32>, vector<1x1x6xf32>
+// CHECK: vector.transfer_read %{{.*}}[%c0, %[[K]], %[[P]]]{{.*}} : tensor<1x36x48xf32>, vector<1x1x16xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1x6xf32>, vector<1x1x16xf32> into vector<1x1x6x16xf32>
+// CHECK-NOT: scf.for
+// CHECK: scf.forall.in_parallel
+#wmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#cmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#omap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+func.func @panel_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %acc: tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmap, #cmap, #omap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  return %0 : tensor<1x2x6x48xf32>
+}

@@ -1,0 +1,74 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=6 pad-lanes=16" | FileCheck %s
+
+// A conv with a constant filter in the CPU register tile's layout: 8
+// filters become 2 panels of 6 rows (4 zero rows), the 25 output pixels
+// are padded to 32. The columns are written through a view of their padded
+// buffer; the GEMM runs over (n, panel, row, pixel, k); the result is the
+// first 8 x 25 corner of the padded accumulator.
+// CHECK-DAG: #[[$WMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d4, d2)>
+// CHECK-DAG: #[[$CMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>
+// CHECK-DAG: #[[$OMAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv_panels
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x7x7xf32>)
+// CHECK-DAG: %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<1x36x32xf32>
+// CHECK-DAG: %[[VIEW:.*]] = tensor.extract_slice %[[BUF]][0, 0, 0] [1, 36, 25] [1, 1, 1]
+// CHECK-DAG: %[[INTO:.*]] = tensor.expand_shape %[[VIEW]] {{.*}} into tensor<1x4x3x3x5x5xf32>
+// CHECK: %[[COL:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<1x4x3x3x5x5xf32>)
+// CHECK: tensor.extract %[[X]]
+// CHECK: %[[COL3:.*]] = tensor.collapse_shape %[[COL]] {{.*}} into tensor<1x36x25xf32>
+// CHECK: %[[COLS:.*]] = tensor.insert_slice %[[COL3]] into %[[BUF]][0, 0, 0] [1, 36, 25] [1, 1, 1]
+// The zero start is filled into the corner of the padded accumulator.
+// CHECK: %[[ABUF:.*]] = bufferization.alloc_tensor() : tensor<1x12x32xf32>
+// CHECK: %[[ACORNER:.*]] = tensor.extract_slice %[[ABUF]][0, 0, 0] [1, 8, 25] [1, 1, 1]
+// CHECK: %[[AVIEW:.*]] = tensor.expand_shape %[[ACORNER]] {{.*}} into tensor<1x8x5x5xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[AVIEW]] : tensor<1x8x5x5xf32>)
+// CHECK: %[[FILL3:.*]] = tensor.collapse_shape %[[FILL]]
+// CHECK: %[[ACC:.*]] = tensor.insert_slice %[[FILL3]] into %[[ABUF]][0, 0, 0] [1, 8, 25] [1, 1, 1]
+// CHECK: %[[ACC4:.*]] = tensor.expand_shape %[[ACC]] {{\[}}[0], [1, 2], [3]] {{.*}} into tensor<1x2x6x32xf32>
+// The GEMM over (n, panel, row, pixel, k) reads the filter panels
+// [panel, k, row], the columns [n, k, pixel].
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$WMAP]], #[[$CMAP]], #[[$OMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[WP:.*]], %[[COLS]] : tensor<2x36x6xf32>, tensor<1x36x32xf32>) outs(%[[ACC4]] : tensor<1x2x6x32xf32>)
+// CHECK: %[[OUT3:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<1x12x32xf32>
+// CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[OUT3]][0, 0, 0] [1, 8, 25] [1, 1, 1]
+// CHECK: tensor.expand_shape %[[CORNER]] {{.*}} into tensor<1x8x5x5xf32>
+func.func @conv_panels(%x: tensor<1x4x7x7xf32>) -> tensor<1x8x5x5xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x4x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x8x5x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x7x7xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
+  return %0 : tensor<1x8x5x5xf32>
+}
+
+// -----
+
+// A 1x1 conv over 9 pixels: its input is copied into a 16-pixel buffer;
+// an accumulator computed elsewhere (here an argument) is copied into the
+// corner of the padded one.
+// CHECK-LABEL: func.func @pointwise_panels
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>, %[[INIT:.*]]: tensor<1x6x3x3xf32>)
+// CHECK: %[[X3:.*]] = tensor.collapse_shape %[[X]] {{.*}} into tensor<1x4x9xf32>
+// CHECK: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x16xf32>
+// CHECK: %[[XCORNER:.*]] = tensor.extract_slice %[[XBUF]]
+// CHECK: %[[XC:.*]] = linalg.copy ins(%[[X3]] : tensor<1x4x9xf32>) outs(%[[XCORNER]] : tensor<1x4x9xf32>)
+// CHECK: %[[XP:.*]] = tensor.insert_slice %[[XC]] into %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
+// CHECK: linalg.copy ins(%[[INIT]] : tensor<1x6x3x3xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[XP]] : tensor<1x4x6xf32>, tensor<1x4x16xf32>) outs(%{{.*}} : tensor<1x1x6x16xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 6, 9] [1, 1, 1]
+func.func @pointwise_panels(%x: tensor<1x4x3x3xf32>, %init: tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  %w = arith.constant dense<0.25> : tensor<6x4x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x3x3xf32>, tensor<6x4x1x1xf32>) outs(%init : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+// A filter that is not a constant (a training build's parameter) keeps the
+// plain GEMM.
+// CHECK-LABEL: func.func @parameter_filter
+// CHECK-NOT: alloc_tensor
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x36xf32>, tensor<1x36x16xf32>)
+func.func @parameter_filter(%x: tensor<1x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x6x6xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
