@@ -14,8 +14,6 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -52,22 +50,6 @@ int64_t paddedPixels(int64_t p, int64_t lanes) {
   return tiles * lanes;
 }
 
-/// The values of a constant f32 filter, or nothing (a trained parameter).
-std::optional<SmallVector<float>> constantFilter(Value v) {
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(attr)) {
-    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
-      return SmallVector<float>(data->begin(), data->end());
-    return std::nullopt;
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense || !dense.getElementType().isF32())
-    return std::nullopt;
-  return SmallVector<float>(dense.getValues<float>());
-}
-
 /// The filter [F, K] (row-major `w`) as row panels [F'/rows, K, rows].
 Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int64_t k,
                    int64_t rows) {
@@ -76,11 +58,7 @@ Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int
   for (int64_t fi = 0; fi < f; ++fi)
     for (int64_t ki = 0; ki < k; ++ki)
       packed[((fi / rows) * k + ki) * rows + fi % rows] = w[fi * k + ki];
-  auto type = RankedTensorType::get({panels, k, rows}, b.getF32Type());
-  ArrayRef<char> bytes(reinterpret_cast<const char *>(packed.data()), packed.size() * 4);
-  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float));
-  return b.create<arith::ConstantOp>(
-      loc, DenseResourceElementsAttr::get(type, "packed_filter", std::move(blob)));
+  return dlc::f32Constant(b, loc, {panels, k, rows}, packed, "packed_filter");
 }
 
 /// A buffer of `shape` for padded GEMM operands (not a tensor.empty:
@@ -217,7 +195,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     Value acc = collapse(conv.getOutputs()[0], accType, {{0}, {1}, {2, 3}});
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
-      filter = constantFilter(conv.getInputs()[1]);
+      filter = dlc::constantF32Values(conv.getInputs()[1]);
     Value gemm =
         filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
                             padPixels(r, loc, x, roundUp(hw, layout.lanes)), conv.getOutputs()[0], layout)
@@ -254,7 +232,7 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     int64_t ckk = c * kh * kw, p = oh * ow;
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
-      filter = constantFilter(conv.getInputs()[1]);
+      filter = dlc::constantF32Values(conv.getInputs()[1]);
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.

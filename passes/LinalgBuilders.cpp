@@ -3,6 +3,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
 namespace dlc {
@@ -174,6 +176,29 @@ Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init)
               })
       .getResult(0);
 }
+std::optional<SmallVector<float>> constantF32Values(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto res = dyn_cast<DenseF32ResourceElementsAttr>(attr)) {
+    if (std::optional<ArrayRef<float>> data = res.tryGetAsArrayRef())
+      return SmallVector<float>(data->begin(), data->end());
+    return std::nullopt;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense || !dense.getElementType().isF32())
+    return std::nullopt;
+  return SmallVector<float>(dense.getValues<float>());
+}
+
+Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<float> data,
+                  StringRef name) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  ArrayRef<char> bytes(reinterpret_cast<const char *>(data.data()), data.size() * sizeof(float));
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(float));
+  return b.create<arith::ConstantOp>(loc, DenseResourceElementsAttr::get(type, name, std::move(blob)));
+}
+
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
                     Value into) {

@@ -71,6 +71,15 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
 /// tile-and-vectorize tiles like a matmul.
 Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
 
+/// The values of a constant f32 tensor (an inference build's weights), or
+/// nothing (a parameter, a computed value).
+std::optional<SmallVector<float>> constantF32Values(Value v);
+
+/// An f32 constant of `shape` holding `data`, in a resource blob named after
+/// `name` (weights re-laid out at compile time).
+Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<float> data,
+                  StringRef name);
+
 /// Marks an op that recomputes a value on purpose (a weight gradient's
 /// im2col columns): dlc-tile-and-vectorize keeps the mark on its loops, so
 /// that CSE does not merge them with the equal forward loops (which would

@@ -74,6 +74,25 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
+  let summary = "Re-pack constant matmul weights into column panels for the register tile";
+  let description = [{
+    A linalg.matmul C[M, N] += A[M, K] x W[K, N] whose W is a constant gets
+    W re-packed at compile time into panels [N/lanes, K, lanes] and becomes
+    a contraction generic over (m, panel, lane, k) writing C viewed as
+    [M, N/lanes, lanes]: the register tile then reads one contiguous row of
+    `lanes` weights per k, instead of rows N floats apart that fall into the
+    same L1 sets when N is a large power of two. Matrix-vector products
+    (M < 4) and N not a multiple of the lanes are left as they are.
+  }];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "register-tile lanes (n-vectors x vector width)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
   let summary = "Cache- and register-tile contractions, then vectorize linalg ops";
   let description = [{

@@ -68,6 +68,11 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     im2col.padLanes = 2 * opts.vectorWidth;
   }
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
+  if (opts.optLevel > 0) {
+    PackMatmulWeightsOptions packing;
+    packing.lanes = 2 * opts.vectorWidth;
+    pm.addNestedPass<func::FuncOp>(createPackMatmulWeights(packing));
+  }
   pm.addPass(createCanonicalizerPass());
   // After im2col, while every producer is still one op on whole tensors.
   if (opts.rematerialize)

@@ -1,0 +1,89 @@
+//===- PackMatmulWeights.cpp - constant matmul weights in column panels ---===//
+//
+// A matmul's register tile reads, at each k, one row of `lanes` weights. In
+// the weight's own [K, N] layout those rows are N floats apart: with N a
+// multiple of 1024 every row of a tile falls into the same few L1 sets, and
+// a 1024^3 matmul ran at half the speed of a 256^3 one. Packed at compile
+// time into column panels [N/lanes, K, lanes], a tile's rows are contiguous.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/LinalgBuilders.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_PACKMATMULWEIGHTS
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeightsPass> {
+  using PackMatmulWeightsBase::PackMatmulWeightsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+    for (linalg::MatmulOp op : matmuls)
+      pack(op);
+  }
+
+  /// C[M, N] += A[M, K] x W[K, N] with W constant becomes a generic over
+  /// (m, panel, lane, k) reading the panels [N/lanes, K, lanes] and writing
+  /// C viewed as [M, N/lanes, lanes]. Left alone: a matrix-vector product
+  /// (M below 4: each weight is read once anyway), N not a multiple of the
+  /// lanes, non-f32 or dynamic shapes.
+  void pack(linalg::MatmulOp op) {
+    if (!op.hasPureTensorSemantics())
+      return;
+    auto a = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto w = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+    auto c = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+    if (!a || !w || !c || !a.hasStaticShape() || !w.hasStaticShape() || !c.hasStaticShape() ||
+        !c.getElementType().isF32() || !a.getElementType().isF32())
+      return;
+    int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = w.getDimSize(1);
+    if (m < 4 || n % lanes != 0 || n == lanes)
+      return;
+    std::optional<SmallVector<float>> values = dlc::constantF32Values(op.getInputs()[1]);
+    if (!values)
+      return;
+    int64_t panels = n / lanes;
+    SmallVector<float> packed(values->size());
+    for (int64_t ki = 0; ki < k; ++ki)
+      for (int64_t ni = 0; ni < n; ++ni)
+        packed[((ni / lanes) * k + ki) * lanes + ni % lanes] = (*values)[ki * n + ni];
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value wp = dlc::f32Constant(b, loc, {panels, k, lanes}, packed, "packed_weight");
+    Type elem = c.getElementType();
+    Value acc = b.create<tensor::ExpandShapeOp>(
+        loc, RankedTensorType::get({m, panels, lanes}, elem), op.getOutputs()[0],
+        ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    MLIRContext *ctx = b.getContext();
+    AffineExpr dm, dpanel, dlane, dk;
+    bindDims(ctx, dm, dpanel, dlane, dk);
+    SmallVector<AffineMap> maps{AffineMap::get(4, 0, {dm, dk}, ctx),
+                                AffineMap::get(4, 0, {dpanel, dk, dlane}, ctx),
+                                AffineMap::get(4, 0, {dm, dpanel, dlane}, ctx)};
+    SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    Value gemm = b.create<linalg::GenericOp>(
+                      loc, acc.getType(), ValueRange{op.getInputs()[0], wp}, acc, maps, iters,
+                      [](OpBuilder &nb, Location l, ValueRange v) {
+                        Value prod = nb.create<arith::MulFOp>(l, v[0], v[1]);
+                        nb.create<linalg::YieldOp>(
+                            l, ValueRange{nb.create<arith::AddFOp>(l, v[2], prod)});
+                      })
+                     .getResult(0);
+    Value result = b.create<tensor::CollapseShapeOp>(loc, c, gemm,
+                                                     ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+    op->replaceAllUsesWith(ValueRange{result});
+    op->erase();
+  }
+};
+} // namespace

@@ -1,0 +1,37 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-pack-matmul-weights=lanes=16 | FileCheck %s
+
+// A constant weight [64, 32] becomes two column panels [2, 64, 16]; the
+// matmul a generic over (m, panel, lane, k) writing the output viewed as
+// [8, 2, 16].
+// CHECK-DAG: #[[$AMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+// CHECK-DAG: #[[$WMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>
+// CHECK-DAG: #[[$CMAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @matmul_panels
+// CHECK-SAME: (%[[A:.*]]: tensor<8x64xf32>, %[[C:.*]]: tensor<8x32xf32>)
+// CHECK: %[[WP:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<2x64x16xf32>
+// CHECK: %[[C3:.*]] = tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] {{.*}} into tensor<8x2x16xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[$AMAP]], #[[$WMAP]], #[[$CMAP]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[A]], %[[WP]] : tensor<8x64xf32>, tensor<2x64x16xf32>) outs(%[[C3]] : tensor<8x2x16xf32>)
+// CHECK: tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] {{.*}} into tensor<8x32xf32>
+// CHECK-NOT: linalg.matmul
+func.func @matmul_panels(%a: tensor<8x64xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x32xf32>
+  %0 = linalg.matmul ins(%a, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Left alone: a matrix-vector product (one row), a weight that is not a
+// constant, a width that is not a multiple of the lanes.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-3: linalg.matmul
+func.func @left_alone(%v: tensor<1x64xf32>, %a: tensor<8x64xf32>, %w: tensor<64x32xf32>,
+                      %c1: tensor<1x32xf32>, %c: tensor<8x32xf32>, %c20: tensor<8x20xf32>)
+    -> (tensor<1x32xf32>, tensor<8x32xf32>, tensor<8x20xf32>) {
+  %k = arith.constant dense<0.5> : tensor<64x32xf32>
+  %k20 = arith.constant dense<0.5> : tensor<64x20xf32>
+  %0 = linalg.matmul ins(%v, %k : tensor<1x64xf32>, tensor<64x32xf32>) outs(%c1 : tensor<1x32xf32>) -> tensor<1x32xf32>
+  %1 = linalg.matmul ins(%a, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %2 = linalg.matmul ins(%a, %k20 : tensor<8x64xf32>, tensor<64x20xf32>) outs(%c20 : tensor<8x20xf32>) -> tensor<8x20xf32>
+  return %0, %1, %2 : tensor<1x32xf32>, tensor<8x32xf32>, tensor<8x20xf32>
+}
