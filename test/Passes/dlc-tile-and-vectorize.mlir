@@ -220,3 +220,42 @@ func.func @panel_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %acc: 
   } -> tensor<1x2x6x48xf32>
   return %0 : tensor<1x2x6x48xf32>
 }
+
+// -----
+
+// A constant pad becomes a fill of a fresh buffer (not a tensor.empty,
+// which CSE would share) and a copy into the view of its interior; both
+// tile into scf.foralls like other elementwise ops.
+// CHECK-LABEL: func.func @pad_as_fill_and_copy
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x6x6xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x8x8xf32>
+// CHECK: %[[FILLED:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[BUF]])
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[FILLED]][0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1]
+// CHECK: %[[COPIED:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[INTERIOR]])
+// CHECK: tensor.extract_slice %[[X]]
+// CHECK: tensor.insert_slice %[[COPIED]] into %[[FILLED]][0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1]
+func.func @pad_as_fill_and_copy(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x4x6x6xf32> to tensor<1x4x8x8xf32>
+  return %p : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Two accumulations into one (CSE-merged) zero fill each get their own fill
+// (each tiled into an scf.forall of vector writes).
+// CHECK-LABEL: func.func @shared_fill_split
+// CHECK-COUNT-2: scf.forall (%{{.*}}) in (8)
+// CHECK-NOT: linalg.fill
+func.func @shared_fill_split(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %0 = linalg.add ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %1 = linalg.sub ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
+}
