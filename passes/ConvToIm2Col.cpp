@@ -36,6 +36,15 @@ namespace {
 struct GemmLayout {
   int64_t rows = 0;  ///< 0: the plain GEMM
   int64_t lanes = 0;
+
+  /// The layout for a map of `p` pixels: at most four tiles wide (7x7
+  /// maps), twice the rows and half the lanes, the same accumulator count
+  /// (ResNet's 49 pixels then pad to 56, not 64: 14% waste, not 31%).
+  GemmLayout forPixels(int64_t p) const {
+    if (rows && lanes % 2 == 0 && p <= 4 * lanes)
+      return {2 * rows, lanes / 2};
+    return *this;
+  }
 };
 
 int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
@@ -196,9 +205,10 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
+    GemmLayout l = layout.forPixels(hw);
     Value gemm =
-        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
-                            padPixels(r, loc, x, roundUp(hw, layout.lanes)), conv.getOutputs()[0], layout)
+        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, l.rows),
+                            padPixels(r, loc, x, roundUp(hw, l.lanes)), conv.getOutputs()[0], l)
                : dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -236,7 +246,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.
-      int64_t pp = paddedPixels(p, layout.lanes);
+      GemmLayout l = layout.forPixels(p);
+      int64_t pp = paddedPixels(p, l.lanes);
       Value cols;
       if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
@@ -258,8 +269,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
         cols = r.create<tensor::InsertSliceOp>(loc, col3, buf, offsets, sizes, strides);
       }
-      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, layout.rows), cols,
-                              conv.getOutputs()[0], layout);
+      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, l.rows), cols,
+                              conv.getOutputs()[0], l);
       r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                   ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       return success();

@@ -305,10 +305,15 @@ struct TileAndVectorizePass
     // innermost M dim is one panel, the register tile's rows; cache tiles
     // take whole panels.
     bool panels = dims->m.size() > 1 && !ShapedType::isDynamic(ranges[m]) &&
-                  ranges[m] <= 2 * rows;
+                  ranges[m] <= 16;
     int64_t tileRows = panels ? ranges[m] : rows;
+    // Panels of up to 16 rows come with pixels padded to whole tiles of
+    // nVectors vectors, or of one vector for small maps (12 x 8).
+    int64_t lanes = nVectors * vectorWidth;
+    if (panels && ranges[n] % lanes != 0)
+      lanes = vectorWidth;
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
-    cache[n] = cacheTile(cacheN, ranges[n], nVectors * vectorWidth);
+    cache[n] = cacheTile(cacheN, ranges[n], lanes);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
     // Which operand stays in L1 while the other streams past it: a [k,
     // lanes] block of the columns (the pixel tiles go outside the panels)
@@ -318,7 +323,6 @@ struct TileAndVectorizePass
     // the sets and missed L1 on every k: twice slower).
     bool columnsStay = false;
     if (panels) {
-      int64_t lanes = nVectors * vectorWidth;
       for (OpOperand *in : op.getDpsInputOperands()) {
         AffineMap map = op.getMatchingIndexingMap(in);
         auto t = dyn_cast<RankedTensorType>(in->get().getType());
@@ -357,7 +361,7 @@ struct TileAndVectorizePass
                                                   : tileRanges[d];
     };
     reg[m] = std::min<int64_t>(tileRows, bound(m));
-    reg[n] = std::min<int64_t>(nVectors * vectorWidth, bound(n));
+    reg[n] = std::min<int64_t>(lanes, bound(n));
     SmallVector<int64_t> regTiles(reg);
     for (size_t i = 0; i < reg.size(); ++i)
       if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))
