@@ -10,6 +10,8 @@ Device:  python3 models/build_models.py devrun/models && python3 devrun/device_a
 
 Checks each library's output against onnxruntime (rtol 1e-3, atol 1e-4) and
 prints medians of 20 calls for dlc and onnxruntime at 1 and at all threads.
+`device_avx512.py [--suffix avx2] [MODEL...]` runs devrun/MODEL_SUFFIX.so
+instead (another build of the same models; one at a time fits the carry).
 """
 import ctypes
 import os
@@ -25,17 +27,22 @@ from dlc_ctypes import Tensor, load, median_ms, tensor  # noqa: E402
 
 
 def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--suffix", default="avx512")
+    ap.add_argument("models", nargs="*", default=["lenet", "mobilenetv2", "resnet18"])
+    args = ap.parse_args()
     cores = os.cpu_count()
-    print(f"| model | threads | dlc AVX-512 ms | onnxruntime ms | dlc / onnxruntime | matches |")
+    print(f"| model | threads | dlc {args.suffix} ms | onnxruntime ms | dlc / onnxruntime | matches |")
     print(f"|---|---:|---:|---:|---:|---|")
-    for name in ["lenet", "mobilenetv2", "resnet18"]:
+    for name in args.models:
         path = f"{HERE}/models/{name}.onnx"
         m = onnx.load(path)
         inp, out = m.graph.input[0], m.graph.output[0]
         x = np.random.default_rng(0).uniform(
             -1, 1, [d.dim_value for d in inp.type.tensor_type.shape.dim]).astype(np.float32)
         y = np.empty([d.dim_value for d in out.type.tensor_type.shape.dim], np.float32)
-        lib = load(f"{HERE}/{name}_avx512.so")
+        lib = load(f"{HERE}/{name}_{args.suffix}.so")
         model = ctypes.c_void_p()
         assert lib.dlc_create(ctypes.byref(model), None, 0) == 0
         ins, outs = (Tensor * 1)(tensor(inp.name, x)), (Tensor * 1)(tensor(out.name, y))

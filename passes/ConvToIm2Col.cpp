@@ -41,7 +41,7 @@ struct GemmLayout {
   /// maps), twice the rows and half the lanes, the same accumulator count
   /// (ResNet's 49 pixels then pad to 56, not 64: 14% waste, not 31%).
   GemmLayout forPixels(int64_t p) const {
-    if (rows && lanes % 2 == 0 && p <= 4 * lanes)
+    if (rows && 2 * rows <= 12 && lanes % 2 == 0 && p <= 4 * lanes)
       return {2 * rows, lanes / 2};
     return *this;
   }
