@@ -301,9 +301,10 @@ constexpr llvm::StringLiteral kChunked = "dlc.chunked";
 /// over input-channel chunks (partial convs accumulated in the output).
 /// The chunk is the largest divisor of the dim whose buffer fits (at least 1).
 struct ChunkLargeConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  ChunkLargeConv(MLIRContext *ctx, int64_t limit)
-      : OpRewritePattern(ctx, /*benefit=*/3), limit(limit) {}
+  ChunkLargeConv(MLIRContext *ctx, int64_t limit, bool batchOnly = false)
+      : OpRewritePattern(ctx, /*benefit=*/3), limit(limit), batchOnly(batchOnly) {}
   int64_t limit;
+  bool batchOnly; ///< never split input channels (a cache bound, not a budget)
 
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
@@ -318,6 +319,8 @@ struct ChunkLargeConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (kk == 1 || n * c * kk * p * bytes <= limit) // 1x1: no im2col buffer
       return failure();
     bool byBatch = n > 1;
+    if (batchOnly && !byBatch)
+      return failure();
     int64_t dim = byBatch ? n : c;
     int64_t chunk = dlc::chunkThatFits(dim, (byBatch ? c : n) * kk * p * bytes, limit);
     if (chunk == dim)
@@ -360,9 +363,12 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
   using ConvToIm2ColBase::ConvToIm2ColBase;
 
   void runOnOperation() override {
-    if (maxWorkspaceBytes > 0) {
+    if (maxWorkspaceBytes > 0 || cacheWorkspaceBytes > 0) {
       RewritePatternSet chunking(&getContext());
-      chunking.add<ChunkLargeConv>(&getContext(), maxWorkspaceBytes);
+      if (maxWorkspaceBytes > 0)
+        chunking.add<ChunkLargeConv>(&getContext(), maxWorkspaceBytes);
+      else
+        chunking.add<ChunkLargeConv>(&getContext(), cacheWorkspaceBytes, /*batchOnly=*/true);
       if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(chunking))))
         return signalPassFailure();
     }

@@ -62,6 +62,8 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
            "largest im2col buffer (0: no limit)">,
+    Option<"cacheWorkspaceBytes", "cache-workspace-bytes", "int64_t", /*default=*/"0",
+           "without max-workspace-bytes: batch chunks whose im2col buffer stays under this (0: off)">,
     Option<"packRows", "pack-rows", "int64_t", /*default=*/"0",
            "register-tile rows: constant filters re-packed into row panels (0: off)">,
     Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
