@@ -104,6 +104,11 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     vector-width) register tile over one k step. Cache tiles divide the dims where they
     can; register loops are peeled, so full tiles and remainders vectorize
     with static shapes (masks only where a tile is partial in two dims).
+    GEMMs over filter panels (dlc-conv-to-im2col's packed layout) take the
+    whole panel as the register tile's rows and order the loops so that the
+    L1-friendly operand stays (see TileAndVectorize.cpp). Constant pads
+    become a fill and a copy into the interior, and zero fills shared by
+    several accumulations are cloned per accumulation, before tiling.
     All-parallel generics: one forall iteration per row, vectors along the
     innermost dim. NCHW depthwise/grouped convs and pools (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost
@@ -135,14 +140,20 @@ def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncO
     On buffers: a transfer_read/transfer_write pair of the same tile inside a
     k loop becomes a loop-carried vector, so the register tile is loaded once
     before the reduction loop and stored once after it (upstream
-    linalg::hoistRedundantVectorTransfers, run to a fixed point).
+    linalg::hoistRedundantVectorTransfers, run to a fixed point). Upstream
+    gives up on transfers through views; a pair through a view (a GEMM tile
+    of a packed-panel accumulator, a subview of a reshape) moves too when
+    the loop writes nothing else and reads nothing else of the same root
+    buffer.
   }];
 }
 
 def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
   let summary = "Lower vector contractions, masks and n-D transfers to 1-D vector ops";
   let description = [{
-    vector.contract becomes outer products (one FMA per accumulator row),
+    vector.contract becomes outer products (one FMA per accumulator row;
+    the broadcast operand's elements read as scalar loads, which x86 folds
+    into vbroadcastss),
     multi-reductions reduce in parallel lanes, transfers are split into full
     and partial tiles and unrolled to 1-D, so convert-vector-to-llvm sees only
     1-D vector ops the x86 backend maps onto ymm/zmm registers.
