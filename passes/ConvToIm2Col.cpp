@@ -176,6 +176,30 @@ Value padPixels(OpBuilder &b, Location loc, Value v, int64_t pp) {
 } // namespace
 
 namespace {
+/// Records on the enclosing function which kernel `conv` became (for
+/// `dlc inspect`): "NODE: KERNEL", NODE the ONNX node's name.
+constexpr llvm::StringLiteral kConvKernels = "dlc.conv_kernels";
+void recordKernel(Operation *conv, const std::string &kernel) {
+  auto func = conv->getParentOfType<func::FuncOp>();
+  if (!func)
+    return;
+  std::string node = "?";
+  if (auto name = dyn_cast<NameLoc>(conv->getLoc()))
+    node = name.getName().str();
+  Builder b(conv->getContext());
+  SmallVector<Attribute> list;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernels))
+    list.append(old.begin(), old.end());
+  list.push_back(b.getStringAttr(node + ": " + kernel));
+  func->setAttr(kConvKernels, b.getArrayAttr(list));
+}
+
+std::string packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp) {
+  return "filter in " + std::to_string(l.rows) + "-row panels (" + std::to_string(f) + " -> " +
+         std::to_string(roundUp(f, l.rows)) + " rows), " + std::to_string(l.lanes) +
+         "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " pixels)";
+}
+
 /// A 1x1, stride-1 convolution is already a GEMM, out[n,f,p] += w[f,c] *
 /// x[n,c,p], on reshaped (not copied) operands: no im2col buffer.
 struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
@@ -206,6 +230,9 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
     GemmLayout l = layout.forPixels(hw);
+    recordKernel(conv, "1x1 as GEMM, no im2col; " +
+                           (filter ? packedKernelName(l, f, hw, roundUp(hw, l.lanes))
+                                   : std::string("plain GEMM")));
     Value gemm =
         filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, l.rows),
                             padPixels(r, loc, x, roundUp(hw, l.lanes)), conv.getOutputs()[0], l)
@@ -248,6 +275,7 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       // its first P pixels.
       GemmLayout l = layout.forPixels(p);
       int64_t pp = paddedPixels(p, l.lanes);
+      recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
       Value cols;
       if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
@@ -276,6 +304,7 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return success();
     }
 
+    recordKernel(conv, "im2col + plain GEMM");
     Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d);
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,

@@ -339,6 +339,7 @@ namespace {
 struct Lowered {
   std::string code, weightsAsm;
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0;
+  std::vector<std::string> convKernels; ///< "NODE: KERNEL", from dlc-conv-to-im2col
 };
 
 /// An integer the pipeline recorded on the lowered entry (the plan's
@@ -374,6 +375,11 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
   out.arenaBytes = intAttr("dlc.arena_bytes");
   out.lowerBound = intAttr("dlc.arena_lower_bound");
   out.buffers = intAttr("dlc.arena_buffers");
+  if (auto mainFn = module.lookupSymbol<LLVM::LLVMFuncOp>("main"))
+    if (auto kernels = mainFn->getAttrOfType<ArrayAttr>("dlc.conv_kernels"))
+      for (Attribute k : kernels)
+        if (auto str = dyn_cast<StringAttr>(k))
+          out.convKernels.push_back(str.str());
 
   // A library gets its weights through the assembler, not as LLVM constants.
   if (opts.emit == "lib") {
@@ -690,6 +696,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
                         {"lower_bound_bytes", inference.lowerBound},
                         {"buffers", inference.buffers},
                         {"alignment", 64}};
+  if (!inference.convKernels.empty())
+    sig["conv_kernels"] = inference.convKernels;
   if (trainModule) {
     int64_t paramBytes = 0, stateBytes = 0;
     auto bytesOf = [](const TensorSignature &t) {

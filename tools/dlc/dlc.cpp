@@ -352,6 +352,11 @@ int inspectCommand(int argc, char **argv) {
          "%lld buffers, %d-byte aligned\n",
          (long long)arena, (long long)bound, bound ? (double)arena / bound : 1.0,
          (long long)plan["buffers"].get<int64_t>(), plan["alignment"].get<int>());
+  if (sig.contains("conv_kernels")) {
+    printf("convolutions (%zu):\n", sig["conv_kernels"].size());
+    for (const auto &k : sig["conv_kernels"])
+      printf("  %s\n", k.get<std::string>().c_str());
+  }
   if (sig.contains("training")) {
     const auto &t = sig["training"];
     printf("train step plan: arena %lld bytes, lower bound %lld bytes, %lld buffers; "
