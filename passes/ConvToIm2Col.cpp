@@ -143,14 +143,7 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
                               AffineMap::get(5, 0, {dn, dpanel, drow, dp}, ctx)};
   SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
-  Value gemm = b.create<linalg::GenericOp>(
-                    loc, acc4.getType(), ValueRange{wPanels, cols}, acc4, maps, iters,
-                    [](OpBuilder &nb, Location l, ValueRange v) {
-                      Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
-                      nb.create<linalg::YieldOp>(
-                          l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});
-                    })
-                   .getResult(0);
+  Value gemm = dlc::multiplyAccumulate(b, loc, wPanels, cols, acc4, maps, iters);
   Value out = b.create<tensor::CollapseShapeOp>(
       loc, RankedTensorType::get({n, fp, pp}, elem), gemm,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});

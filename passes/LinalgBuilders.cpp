@@ -168,8 +168,13 @@ Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init)
                               AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
   SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
+  return multiplyAccumulate(b, loc, w, x, init, maps, iters);
+}
+
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
+                         ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters) {
   return b.create<linalg::GenericOp>(
-              loc, init.getType(), ValueRange{w, x}, init, maps, iters,
+              loc, init.getType(), ValueRange{lhs, rhs}, init, maps, iters,
               [](OpBuilder &nb, Location l, ValueRange v) {
                 Value m = nb.create<arith::MulFOp>(l, v[0], v[1]);
                 nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v[2], m)});

@@ -66,6 +66,11 @@ Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
 Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
                int64_t dim);
 
+/// init + sum over the reduction dims of a * b: the GEMM-shaped generic
+/// (mulf, addf) over `maps` (a, b, init) and `iters`.
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,
+                         ArrayRef<AffineMap> maps, ArrayRef<utils::IteratorType> iters);
+
 /// out[n, m, p] = init + sum_k w[m, k] * x[n, k, p]: one matrix against a
 /// batch (1x1 convs, conv input gradients), as the GEMM-shaped generic that
 /// tile-and-vectorize tiles like a matmul.

@@ -47,6 +47,7 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
         !c.getElementType().isF32() || !a.getElementType().isF32())
       return;
     int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = w.getDimSize(1);
+    // (N = lanes: the weight's rows are one panel already.)
     if (m < 4 || n % lanes != 0 || n == lanes)
       return;
     std::optional<SmallVector<float>> values = dlc::constantF32Values(op.getInputs()[1]);
@@ -72,14 +73,7 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
                                 AffineMap::get(4, 0, {dm, dpanel, dlane}, ctx)};
     SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
-    Value gemm = b.create<linalg::GenericOp>(
-                      loc, acc.getType(), ValueRange{op.getInputs()[0], wp}, acc, maps, iters,
-                      [](OpBuilder &nb, Location l, ValueRange v) {
-                        Value prod = nb.create<arith::MulFOp>(l, v[0], v[1]);
-                        nb.create<linalg::YieldOp>(
-                            l, ValueRange{nb.create<arith::AddFOp>(l, v[2], prod)});
-                      })
-                     .getResult(0);
+    Value gemm = dlc::multiplyAccumulate(b, loc, op.getInputs()[0], wp, acc, maps, iters);
     Value result = b.create<tensor::CollapseShapeOp>(loc, c, gemm,
                                                      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
     op->replaceAllUsesWith(ValueRange{result});

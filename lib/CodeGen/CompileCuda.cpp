@@ -162,11 +162,14 @@ bool resolveBuffer(Value v, Block &entry, size_t ni, size_t no, LaunchArg &out) 
   }
 }
 
-/// Dynamic shared memory of the GEMM kernel (runtime/kernels/gemm_tc.cu)
-/// with `bm`-row tiles: two stages of A (bm x 32) and B (32 x 128) tiles in
-/// the staged type, rows padded by 16 bytes, and 8 warps' 16 x 16 float
-/// staging tiles. Must match the kernel's layout.
-int64_t gemmSharedBytes(int64_t bm, const std::string &precision) {
+/// Dynamic shared memory of the GEMM kernels (runtime/kernels/gemm_tc.cu)
+/// with `bm`-row tiles; must match the kernels' layouts. dlc_gemm_tf32*
+/// (mma.sync): 3 stages of bm x 36 and 32 x 136 floats. dlc_gemm*
+/// (WMMA): two stages of A (bm x 32) and B (32 x 128) tiles in the staged
+/// type, rows padded by 16 bytes, and 8 warps' 16 x 16 float staging tiles.
+int64_t gemmSharedBytes(int64_t bm, const std::string &precision, bool mmaSync) {
+  if (mmaSync)
+    return 3 * (bm * 36 + 32 * 136) * 4;
   int64_t staged = precision == "tf32" ? 4 : 2, pad = 16 / staged;
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
 }
@@ -238,8 +241,7 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
                      : (bm == 64 ? "dlc_gemm_m64" : "dlc_gemm");
   l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
   l.block[0] = mmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
-  // dlc_gemm_tf32*: 3 stages of bm x 36 and 32 x 136 floats.
-  l.sharedBytes = mmaSync ? 3 * (bm * 36 + 32 * 136) * 4 : gemmSharedBytes(bm, precision);
+  l.sharedBytes = gemmSharedBytes(bm, precision, mmaSync);
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());

@@ -191,31 +191,16 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
     for (long long k0 = kBegin; k0 < kEnd; k0 += BK) {
       // Neighbouring threads read neighbouring addresses: along k where A's
       // rows are contiguous, along m where its columns are (as much for B).
-      if (sAk == 1) {
-        for (int i = tid; i < BM * BK; i += 256) {
-          int r = i / BK, c = i % BK;
-          long long gm = m0 + r, gk = k0 + c;
-          As[0][r][c] = stage(gm < M && gk < kEnd ? A[gm * sAm + gk] : 0.0f);
-        }
-      } else {
-        for (int i = tid; i < BM * BK; i += 256) {
-          int c = i / BM, r = i % BM;
-          long long gm = m0 + r, gk = k0 + c;
-          As[0][r][c] = stage(gm < M && gk < kEnd ? A[gm * sAm + gk * sAk] : 0.0f);
-        }
+      bool aRows = sAk == 1, bRows = sBn == 1;
+      for (int i = tid; i < BM * BK; i += 256) {
+        int r = aRows ? i / BK : i % BM, c = aRows ? i % BK : i / BM;
+        long long gm = m0 + r, gk = k0 + c;
+        As[0][r][c] = stage(gm < M && gk < kEnd ? A[gm * sAm + gk * sAk] : 0.0f);
       }
-      if (sBn == 1) {
-        for (int i = tid; i < BK * BN; i += 256) {
-          int r = i / BN, c = i % BN;
-          long long gk = k0 + r, gn = n0 + c;
-          Bs[0][r][c] = stage(gk < kEnd && gn < N ? B[gk * sBk + gn] : 0.0f);
-        }
-      } else {
-        for (int i = tid; i < BK * BN; i += 256) {
-          int c = i / BK, r = i % BK;
-          long long gk = k0 + r, gn = n0 + c;
-          Bs[0][r][c] = stage(gk < kEnd && gn < N ? B[gk * sBk + gn * sBn] : 0.0f);
-        }
+      for (int i = tid; i < BK * BN; i += 256) {
+        int r = bRows ? i / BN : i % BK, c = bRows ? i % BN : i / BK;
+        long long gk = k0 + r, gn = n0 + c;
+        Bs[0][r][c] = stage(gk < kEnd && gn < N ? B[gk * sBk + gn * sBn] : 0.0f);
       }
       __syncthreads();
       multiply(0);

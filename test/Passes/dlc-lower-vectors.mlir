@@ -39,3 +39,19 @@ func.func @masked_read(%m: memref<?x?xf32>, %n: index) -> vector<2x8xf32> {
   %v = vector.transfer_read %m[%c0, %c0], %z, %mask {in_bounds = [true, true]} : memref<?x?xf32>, vector<2x8xf32>
   return %v : vector<2x8xf32>
 }
+
+// A register tile's row operand read from memory (a filter panel of 6
+// rows): each row value is its own scalar load, broadcast (x86 folds the
+// pair into vbroadcastss m32), not a 6-lane load and lane extracts (LLVM
+// had turned the last two into an 8-byte load and three shuffles).
+// CHECK-LABEL: func.func @row_operand_from_memory
+// CHECK-NOT: vector.load %{{.*}} : memref<64x6xf32>, vector<6xf32>
+// CHECK-COUNT-6: memref.load %{{.*}} : memref<64x6xf32>
+// CHECK: vector.fma
+// CHECK-NOT: vector.load
+func.func @row_operand_from_memory(%w: memref<64x6xf32>, %y: vector<1x16xf32>, %acc: vector<6x16xf32>, %k: index) -> vector<6x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %x = vector.transfer_read %w[%k, %k], %z {in_bounds = [true, true], permutation_map = affine_map<(d0, d1) -> (d1, d0)>} : memref<64x6xf32>, vector<6x1xf32>
+  %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
+  return %r : vector<6x16xf32>
+}
