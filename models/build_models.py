@@ -287,6 +287,15 @@ def op_models():
         "compositions", [tensor("x", [1, 3, 5, 5]), tensor("v", [])],
         [tensor(cs, [1, 4, 35]), tensor(refl, [1, 3, 8, 9]), tensor(fill, [1, 4, 8, 7]),
          tensor(es, [1, 5, 3, 5])], opset=18)
+    g = Graph(16)  # 3x3 stride-1 convs dlc runs as Winograd: F(4x4) tiles overhanging a
+    # 15x17 map (zero rows and columns past the input), batch 2, bias and
+    # Relu; F(2x2) tiles overhanging a 7x8 map; F(4x4) dividing a 16x16 map
+    a = g.node("Relu", [g.conv("x", 24, 20, 3, 1, 1)])  # 2x20x15x17
+    small = g.conv(g.node("MaxPool", [a], kernel_shape=[2, 2], strides=[2, 2]), 20, 32, 3, 1, 1)
+    even = g.conv("y", 16, 24, 3, 1, 1, bias=False)  # 2x24x16x16
+    models["winograd"] = g.model("winograd", [tensor("x", [2, 24, 15, 17]), tensor("y", [2, 16, 16, 16])],
+                                 [tensor(a, [2, 20, 15, 17]), tensor(small, [2, 32, 7, 8]),
+                                  tensor(even, [2, 24, 16, 16])])
     # Shape given as a graph input (as ONNX's node tests do): compiled with
     # `dlc compile --bind shape=FILE.npy`.
     node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")

@@ -5,6 +5,7 @@
 // bounded by running the conv in chunks (ChunkLargeConv).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
@@ -24,40 +25,13 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// How the GEMM of an inference conv is laid out for the CPU's register
-/// tile (`rows` output channels x `lanes` output pixels): the filter is
-/// re-packed at compile time into row panels [F'/rows, K, rows] (F' = F
-/// rounded up to `rows`, the extra rows zero), so that the tile's `rows`
-/// broadcasts are contiguous and every tile is full; the pixels are padded
-/// to a multiple of `lanes` in the columns and the output (padding columns
-/// hold whatever the buffer held: they are computed and never read). Full
-/// tiles everywhere: no peeled remainders, no scalar column (ResNet's 7x7
-/// maps have 49 pixels).
-struct GemmLayout {
-  int64_t rows = 0;  ///< 0: the plain GEMM
-  int64_t lanes = 0;
-
-  /// The layout for a map of `p` pixels: at most four tiles wide (7x7
-  /// maps), twice the rows and half the lanes, the same accumulator count
-  /// (ResNet's 49 pixels then pad to 56, not 64: 14% waste, not 31%).
-  GemmLayout forPixels(int64_t p) const {
-    if (rows && 2 * rows <= 12 && lanes % 2 == 0 && p <= 4 * lanes)
-      return {2 * rows, lanes / 2};
-    return *this;
-  }
-};
-
-int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-
-/// Pixels padded to whole register tiles; past 16 tiles, to an odd number
-/// of them, so that a column block's rows spread over every L1 set (see
-/// dlc-tile-and-vectorize), for at most 1/16 more work.
-int64_t paddedPixels(int64_t p, int64_t lanes) {
-  int64_t tiles = roundUp(p, lanes) / lanes;
-  if (tiles >= 16 && tiles % 2 == 0)
-    ++tiles;
-  return tiles * lanes;
-}
+using dlc::GemmLayout;
+using dlc::roundUp;
+using dlc::paddedPixels;
+using dlc::paddedBuffer;
+using dlc::recordKernel;
+using dlc::packedKernelName;
+using dlc::writeIntoCorner;
 
 /// The filter [F, K] (row-major `w`) as row panels [F'/rows, K, rows].
 Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int64_t k,
@@ -70,45 +44,6 @@ Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int
   return dlc::f32Constant(b, loc, {panels, k, rows}, packed, "packed_filter");
 }
 
-/// A buffer of `shape` for padded GEMM operands (not a tensor.empty:
-/// dlc-split-empty-tensors would give the columns and their padded home
-/// different buffers, and a copy between them).
-Value paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elem) {
-  return b.create<bufferization::AllocTensorOp>(loc, RankedTensorType::get(shape, elem),
-                                                ValueRange{});
-}
-
-/// `v` written into the leading corner of `buf` (same rank, each dim at
-/// least as large), through a view of the corner: a producer that computes
-/// `v` from nothing (a fill, a bias broadcast) is cloned to write there
-/// directly; anything else is copied by a linalg.copy, which
-/// dlc-tile-and-vectorize tiles and threads. (A tensor.insert_slice would
-/// bufferize into an untiled copy in the entry, which LLVM unrolled into
-/// 340 KB of code for MobileNetV2.) `v` may have the corner's dims split
-/// (`groups`, as for expand_shape).
-Value writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
-                      ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> cornerShape) {
-  auto t = cast<RankedTensorType>(v.getType());
-  int64_t rank = cornerShape.size();
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1));
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), cornerShape);
-  Value corner = b.create<tensor::ExtractSliceOp>(loc, buf, offsets, sizes, strides);
-  Value view = b.create<tensor::ExpandShapeOp>(loc, t, corner, groups);
-  Value written;
-  auto producer = v.getDefiningOp<linalg::LinalgOp>();
-  if (producer && producer->getNumResults() == 1 && producer.getNumDpsInits() == 1 &&
-      producer.getNumReductionLoops() == 0 &&
-      producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>()) {
-    Operation *clone = b.clone(*producer.getOperation());
-    cast<linalg::LinalgOp>(clone).getDpsInitOperand(0)->set(view);
-    written = clone->getResult(0);
-  } else {
-    written = b.create<linalg::CopyOp>(loc, v, view).getResult(0);
-  }
-  Value flat = b.create<tensor::CollapseShapeOp>(loc, corner.getType(), written, groups);
-  return b.create<tensor::InsertSliceOp>(loc, flat, buf, offsets, sizes, strides);
-}
-
 /// out[n, F, P] = init + w[F, K] x cols[n, K, P'] in the packed layout: `cols`
 /// is already padded to P' pixels; `init4` is the conv's [N, F, OH, OW]
 /// accumulator. Returns [N, F, P].
@@ -119,8 +54,6 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
       {init4Type.getDimSize(0), init4Type.getDimSize(1),
        init4Type.getDimSize(2) * init4Type.getDimSize(3)},
       init4Type.getElementType());
-  Value init = b.create<tensor::CollapseShapeOp>(loc, initType, init4,
-                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
   auto wType = cast<RankedTensorType>(wPanels.getType());
   int64_t n = initType.getDimSize(0), f = initType.getDimSize(1), p = initType.getDimSize(2);
   int64_t panels = wType.getDimSize(0), rows = layout.rows;
@@ -169,30 +102,6 @@ Value padPixels(OpBuilder &b, Location loc, Value v, int64_t pp) {
 } // namespace
 
 namespace {
-/// Records on the enclosing function which kernel `conv` became (for
-/// `dlc inspect`): "NODE: KERNEL", NODE the ONNX node's name.
-constexpr llvm::StringLiteral kConvKernels = "dlc.conv_kernels";
-void recordKernel(Operation *conv, const std::string &kernel) {
-  auto func = conv->getParentOfType<func::FuncOp>();
-  if (!func)
-    return;
-  std::string node = "?";
-  if (auto name = dyn_cast<NameLoc>(conv->getLoc()))
-    node = name.getName().str();
-  Builder b(conv->getContext());
-  SmallVector<Attribute> list;
-  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernels))
-    list.append(old.begin(), old.end());
-  list.push_back(b.getStringAttr(node + ": " + kernel));
-  func->setAttr(kConvKernels, b.getArrayAttr(list));
-}
-
-std::string packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp) {
-  return "filter in " + std::to_string(l.rows) + "-row panels (" + std::to_string(f) + " -> " +
-         std::to_string(roundUp(f, l.rows)) + " rows), " + std::to_string(l.lanes) +
-         "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " pixels)";
-}
-
 /// A 1x1, stride-1 convolution is already a GEMM, out[n,f,p] += w[f,c] *
 /// x[n,c,p], on reshaped (not copied) operands: no im2col buffer.
 struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {

@@ -76,6 +76,47 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
+  let summary = "Rewrite 3x3 stride-1 NCHW convolutions with constant filters as Winograd F(m x m, 3 x 3)";
+  let description = [{
+    A linalg.conv_2d_nchw_fchw with a constant 3x3 filter, stride and
+    dilation 1, becomes Winograd's minimal filtering (Lavin & Gray 2016):
+    m x m output tiles (m = 4 or 2, the largest up to `max-tile` that
+    divides both output dims) from (m+2)^2 input patches, with (m+2)^2
+    GEMMs [F, C] x [C, tiles] instead of one [F, 9C] x [9C, pixels] (2.25x
+    fewer multiplies for m = 2, 4x for m = 4). The filter transform G g Gt
+    runs at compile time, packed into the register tile's row panels
+    [(m+2)^2, F'/rows, C, rows]. At run time: a copy of the input with each
+    row split into its m phases (the one gather), the input transform
+    Bt d B as one generic over (a, b, n, c, ty, tx) whose terms come from
+    constant tables, the GEMMs as one contraction generic (ab, n, panel,
+    row, tile, c) over tiles padded to `pad-lanes`, and the output transform
+    At M A added into the conv's accumulator (its bias) by one generic.
+    Convs with fewer than `min-pixels` output pixels or `min-channels`
+    input or output channels are left to dlc-conv-to-im2col (the transforms
+    and the (m+2)^2/9 times larger filter cost more than the multiplies
+    saved). Batched convs run in image chunks whose transformed input
+    stays under `cache-workspace-bytes`.
+  }];
+  let options = [
+    Option<"maxTile", "max-tile", "int64_t", /*default=*/"4",
+           "largest output tile m (2 or 4; below 2: off)">,
+    Option<"minPixels", "min-pixels", "int64_t", /*default=*/"49",
+           "fewest output pixels (OH x OW) for Winograd">,
+    Option<"minChannels", "min-channels", "int64_t", /*default=*/"16",
+           "fewest input and output channels for Winograd">,
+    Option<"packRows", "pack-rows", "int64_t", /*default=*/"6",
+           "register-tile rows: the transformed filter's row panels">,
+    Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
+           "tiles padded to a multiple of this (register-tile lanes)">,
+    Option<"cacheWorkspaceBytes", "cache-workspace-bytes", "int64_t", /*default=*/"0",
+           "batch chunks whose transformed input stays under this (0: whole batch)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect", "mlir::scf::SCFDialect",
+                           "mlir::bufferization::BufferizationDialect"];
+}
+
 def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
   let summary = "Re-pack constant matmul weights into column panels for the register tile";
   let description = [{

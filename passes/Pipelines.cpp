@@ -72,6 +72,15 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     im2col.packRows = opts.vectorWidth < 16 ? 6 : 12;
     im2col.padLanes = opts.vectorWidth < 16 ? 2 * opts.vectorWidth : opts.vectorWidth;
   }
+  // 3x3 stride-1 convs with constant filters as Winograd F(4x4 or 2x2,
+  // 3x3), the GEMMs in the same register-tile layout; the rest im2col.
+  if (opts.optLevel > 0) {
+    ConvToWinogradOptions winograd;
+    winograd.packRows = im2col.packRows;
+    winograd.padLanes = im2col.padLanes;
+    winograd.cacheWorkspaceBytes = im2col.cacheWorkspaceBytes;
+    pm.addNestedPass<func::FuncOp>(createConvToWinograd(winograd));
+  }
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   if (opts.optLevel > 0) {
     PackMatmulWeightsOptions packing;

@@ -309,8 +309,12 @@ struct TileAndVectorizePass
     int64_t tileRows = panels ? ranges[m] : rows;
     // Panels of up to 16 rows come with pixels padded to whole tiles of
     // nVectors vectors, or of one vector for small maps (12 x 8).
+    // Twelve accumulators at most: with the operand loads and the broadcast
+    // they fill AVX2's 16 vector registers (12-row panels over two vectors,
+    // 24 accumulators, spilled on every k and ran at half speed).
+    constexpr int64_t kMaxAccumulators = 12;
     int64_t lanes = nVectors * vectorWidth;
-    if (panels && ranges[n] % lanes != 0)
+    if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
       lanes = vectorWidth;
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], lanes);

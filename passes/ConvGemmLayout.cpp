@@ -1,0 +1,69 @@
+//===- ConvGemmLayout.cpp - the register-tile layout of conv GEMMs --------===//
+#include "passes/ConvGemmLayout.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+
+using namespace mlir;
+
+int64_t dlc::paddedPixels(int64_t p, int64_t lanes) {
+  int64_t tiles = roundUp(p, lanes) / lanes;
+  if (tiles >= 16 && tiles % 2 == 0)
+    ++tiles;
+  return tiles * lanes;
+}
+
+Value dlc::paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elem) {
+  return b.create<bufferization::AllocTensorOp>(loc, RankedTensorType::get(shape, elem),
+                                                ValueRange{});
+}
+
+Value dlc::writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
+                      ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> cornerShape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t rank = cornerShape.size();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), strides(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), cornerShape);
+  Value corner = b.create<tensor::ExtractSliceOp>(loc, buf, offsets, sizes, strides);
+  Value view = b.create<tensor::ExpandShapeOp>(loc, t, corner, groups);
+  Value written;
+  auto producer = v.getDefiningOp<linalg::LinalgOp>();
+  if (producer && producer->getNumResults() == 1 && producer.getNumDpsInits() == 1 &&
+      producer.getNumReductionLoops() == 0 &&
+      producer.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>()) {
+    Operation *clone = b.clone(*producer.getOperation());
+    cast<linalg::LinalgOp>(clone).getDpsInitOperand(0)->set(view);
+    written = clone->getResult(0);
+  } else {
+    written = b.create<linalg::CopyOp>(loc, v, view).getResult(0);
+  }
+  Value flat = b.create<tensor::CollapseShapeOp>(loc, corner.getType(), written, groups);
+  return b.create<tensor::InsertSliceOp>(loc, flat, buf, offsets, sizes, strides);
+}
+
+std::string dlc::packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp,
+                                  StringRef unit) {
+  return "filter in " + std::to_string(l.rows) + "-row panels (" + std::to_string(f) + " -> " +
+         std::to_string(roundUp(f, l.rows)) + " rows), " + std::to_string(l.lanes) +
+         "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " " + unit.str() + ")";
+}
+
+void dlc::recordKernel(Operation *conv, const std::string &kernel) {
+  static constexpr llvm::StringLiteral kConvKernels = "dlc.conv_kernels";
+  auto func = conv->getParentOfType<func::FuncOp>();
+  if (!func)
+    return;
+  std::string node = "?";
+  if (auto name = dyn_cast<NameLoc>(conv->getLoc()))
+    node = name.getName().str();
+  Builder b(conv->getContext());
+  SmallVector<Attribute> list;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernels))
+    list.append(old.begin(), old.end());
+  list.push_back(b.getStringAttr(node + ": " + kernel));
+  func->setAttr(kConvKernels, b.getArrayAttr(list));
+}

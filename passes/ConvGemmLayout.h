@@ -1,0 +1,76 @@
+//===- ConvGemmLayout.h - the register-tile layout of conv GEMMs ----------===//
+//
+// Shared by dlc-conv-to-im2col and dlc-conv-to-winograd: both end in GEMMs
+// over a constant filter re-packed into row panels and pixels padded to
+// whole register tiles, and both record which kernel a conv took for
+// `dlc inspect`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DLC_PASSES_CONVGEMMLAYOUT_H
+#define DLC_PASSES_CONVGEMMLAYOUT_H
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <string>
+
+namespace dlc {
+using namespace mlir;
+
+/// How the GEMM of an inference conv is laid out for the CPU's register
+/// tile (`rows` output channels x `lanes` output pixels): the filter is
+/// re-packed at compile time into row panels [F'/rows, K, rows] (F' = F
+/// rounded up to `rows`, the extra rows zero), so that the tile's `rows`
+/// broadcasts are contiguous and every tile is full; the pixels are padded
+/// to a multiple of `lanes` in the columns and the output (padding columns
+/// hold whatever the buffer held: they are computed and never read). Full
+/// tiles everywhere: no peeled remainders, no scalar column (ResNet's 7x7
+/// maps have 49 pixels).
+struct GemmLayout {
+  int64_t rows = 0; ///< 0: the plain GEMM
+  int64_t lanes = 0;
+
+  /// The layout for a map of `p` pixels: at most four tiles wide (7x7
+  /// maps), twice the rows and half the lanes, the same accumulator count
+  /// (ResNet's 49 pixels then pad to 56, not 64: 14% waste, not 31%).
+  GemmLayout forPixels(int64_t p) const {
+    if (rows && 2 * rows <= 12 && lanes % 2 == 0 && p <= 4 * lanes)
+      return {2 * rows, lanes / 2};
+    return *this;
+  }
+};
+
+inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// Pixels padded to whole register tiles; past 16 tiles, to an odd number
+/// of them, so that a column block's rows spread over every L1 set (see
+/// dlc-tile-and-vectorize), for at most 1/16 more work.
+int64_t paddedPixels(int64_t p, int64_t lanes);
+
+/// A buffer of `shape` for padded GEMM operands (not a tensor.empty:
+/// dlc-split-empty-tensors would give the columns and their padded home
+/// different buffers, and a copy between them).
+Value paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elem);
+
+/// `v` written into the leading corner of `buf` (same rank, each dim at
+/// least as large), through a view of the corner: a producer that computes
+/// `v` from nothing (a fill, a bias broadcast) is cloned to write there
+/// directly; anything else is copied by a linalg.copy, which
+/// dlc-tile-and-vectorize tiles and threads. (A tensor.insert_slice would
+/// bufferize into an untiled copy in the entry, which LLVM unrolled into
+/// 340 KB of code for MobileNetV2.) `v` may have the corner's dims split
+/// (`groups`, as for expand_shape).
+Value writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
+                      ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> cornerShape);
+
+/// "filter in R-row panels (F -> F' rows), L-lane tiles (P -> P' UNIT)".
+std::string packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp,
+                             StringRef unit = "pixels");
+
+/// Records on the enclosing function which kernel `conv` became (for
+/// `dlc inspect`): "NODE: KERNEL", NODE the ONNX node's name.
+void recordKernel(Operation *conv, const std::string &kernel);
+} // namespace dlc
+
+#endif

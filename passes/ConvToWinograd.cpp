@@ -1,0 +1,478 @@
+//===- ConvToWinograd.cpp - 3x3 stride-1 convs as Winograd F(m x m, 3 x 3) -===//
+//
+// A 3x3 stride-1 conv computes each m x m tile of its output from an
+// alpha x alpha patch of its input (alpha = m + 2). Winograd's minimal
+// filtering (Lavin & Gray, "Fast Algorithms for Convolutional Neural
+// Networks", 2016) does it with alpha^2 multiplies per (input channel,
+// output channel) pair instead of 9 m^2: 2.25x fewer for m = 2, 4x for
+// m = 4. Those multiplies are alpha^2 GEMMs U[F, C] x V[C, tiles], the bulk
+// of the work, in the packed register-tile layout of dlc-conv-to-im2col's
+// GEMM; around them an input transform (V = Bt d B per patch d) and an
+// output transform (Y = At M A per tile), both additions with small
+// constant coefficients. The filter transform (U = G g Gt) and its packing
+// run at compile time.
+//
+// Upstream's linalg::winogradConv2D is not used: it takes NHWC convs only,
+// and its transforms decompose into one small matmul per tile inside scf
+// loops, which vectorizes across nothing; here each transform is one
+// linalg.generic that dlc-tile-and-vectorize vectorizes along a row of
+// tiles (contiguous loads), and the GEMM is the packed one.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
+#include "passes/LinalgBuilders.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_CONVTOWINOGRAD
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+using Matrix = std::vector<std::vector<double>>;
+
+/// F(m x m, 3 x 3): Y = At [(G g Gt) . (Bt d B)] A for a 3x3 filter g and
+/// an alpha x alpha input patch d, the matrices of Lavin & Gray.
+struct Winograd {
+  int64_t m;
+  Matrix bt; ///< [alpha][alpha]
+  Matrix g;  ///< [alpha][3]
+  Matrix at; ///< [m][alpha]
+  int64_t alpha() const { return m + 2; }
+};
+
+const Winograd *winogradFor(int64_t m) {
+  static const Winograd f2{2,
+                           {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}},
+                           {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}},
+                           {{1, 1, 1, 0}, {0, 1, -1, -1}}};
+  static const Winograd f4{4,
+                           {{4, 0, -5, 0, 1, 0},
+                            {0, -4, -4, 1, 1, 0},
+                            {0, 4, -4, -1, 1, 0},
+                            {0, -2, -1, 2, 1, 0},
+                            {0, 2, -1, -2, 1, 0},
+                            {0, 4, 0, -5, 0, 1}},
+                           {{1. / 4, 0, 0},
+                            {-1. / 6, -1. / 6, -1. / 6},
+                            {-1. / 6, 1. / 6, -1. / 6},
+                            {1. / 24, 1. / 12, 1. / 6},
+                            {1. / 24, -1. / 12, 1. / 6},
+                            {0, 0, 1}},
+                           {{1, 1, 1, 1, 1, 0},
+                            {0, 1, -1, 2, -2, 0},
+                            {0, 1, 1, 4, 4, 0},
+                            {0, 1, -1, 8, -8, 1}}};
+  return m == 2 ? &f2 : m == 4 ? &f4 : nullptr;
+}
+
+/// The nonzero terms of each row of a transform matrix L (out[p] = sum_j
+/// L[p][j] x[j]), every row's list padded to the longest with zero
+/// coefficients: tables [P][count] that a transform stage's generic reads
+/// at its p loop index.
+struct Terms {
+  int64_t count = 0;
+  SmallVector<float> coef;
+  SmallVector<int32_t> col;
+};
+
+Terms rowTerms(const Matrix &l) {
+  Terms t;
+  for (const auto &row : l)
+    t.count = std::max<int64_t>(t.count, llvm::count_if(row, [](double v) { return v != 0; }));
+  for (const auto &row : l) {
+    int64_t k = 0;
+    for (size_t j = 0; j < row.size(); ++j)
+      if (row[j] != 0) {
+        t.coef.push_back(row[j]);
+        t.col.push_back(j);
+        ++k;
+      }
+    for (; k < t.count; ++k) {
+      t.coef.push_back(0);
+      t.col.push_back(0);
+    }
+  }
+  return t;
+}
+
+Value i32Table(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<int32_t> v) {
+  auto type = RankedTensorType::get(shape, b.getI32Type());
+  return b.create<arith::ConstantOp>(loc, DenseIntElementsAttr::get(type, v));
+}
+
+Value f32Table(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<float> v) {
+  auto type = RankedTensorType::get(shape, b.getF32Type());
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, v));
+}
+
+/// Index arithmetic inside a generic's body, in the forms the vectorizer
+/// analyses (see dlc::im2colColumns): linalg.index ops created where used,
+/// the innermost one last.
+struct BodyIndex {
+  OpBuilder &b;
+  Location loc;
+  Value dim(int64_t d) { return b.create<linalg::IndexOp>(loc, d); }
+  Value cst(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value mul(Value x, int64_t by) { return by == 1 ? x : b.create<arith::MulIOp>(loc, x, cst(by)); }
+  /// table[dim(p), dim(q), k, rest...] as an index.
+  Value lookup(Value table, ArrayRef<Value> at) {
+    Value v = b.create<tensor::ExtractOp>(loc, table, at);
+    if (v.getType().isIndex())
+      return v;
+    if (isa<IntegerType>(v.getType()))
+      return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+    return v;
+  }
+};
+
+/// x [N, C, H, W] with each row split into its m phases: xd[n, c, y, ph *
+/// (TX+1) + u] = x[n, c, y, m*u + ph] for y < m*TY + 2, the rows and
+/// columns past x zeros when the tiles overhang the output (else only the
+/// last u of phases >= 2 lies past the row: clamped into it, never read).
+/// The transform's column stage then reads rows of tiles contiguously (a
+/// stride-m read would be a gather per term; this is one per element).
+Value splitPhases(OpBuilder &b, Location loc, Value x, int64_t m, int64_t tilesY,
+                  int64_t tilesX) {
+  auto t = cast<RankedTensorType>(x.getType());
+  int64_t h = t.getDimSize(2), w = t.getDimSize(3), hp = m * tilesY + 2;
+  bool overhang = hp > h || m * tilesX + 2 > w;
+  SmallVector<int64_t> shape{t.getDimSize(0), t.getDimSize(1), hp, m, tilesX + 1};
+  Type elem = t.getElementType();
+  Value empty = b.create<tensor::EmptyOp>(loc, shape, elem);
+  SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+  Value split =
+      b.create<linalg::GenericOp>(
+           loc, empty.getType(), ValueRange{}, empty, b.getMultiDimIdentityMap(5), iters,
+           [&](OpBuilder &nb, Location l, ValueRange) {
+             BodyIndex ix{nb, l};
+             Value y = ix.dim(2);
+             Value col = ix.add(ix.dim(3), ix.mul(ix.dim(4), m));
+             Value yIn = hp > h ? nb.create<arith::MinSIOp>(l, y, ix.cst(h - 1)).getResult() : y;
+             Value colIn = nb.create<arith::MinSIOp>(l, col, ix.cst(w - 1));
+             Value v = nb.create<tensor::ExtractOp>(
+                 l, x, ValueRange{ix.dim(0), ix.dim(1), yIn, colIn});
+             if (overhang) {
+               auto below = [&](Value i, int64_t bound) {
+                 return nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i, ix.cst(bound));
+               };
+               Value inside = nb.create<arith::AndIOp>(l, below(y, h), below(col, w));
+               v = nb.create<arith::SelectOp>(l, inside, v, dlc::scalarConst(nb, l, elem, 0));
+             }
+             nb.create<linalg::YieldOp>(l, v);
+           })
+          .getResult(0);
+  return b.create<tensor::CollapseShapeOp>(
+      loc, RankedTensorType::get({shape[0], shape[1], hp, m * (tilesX + 1)}, elem), split,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+}
+
+/// One stage of a separable transform, out = sum_k coef[p][k] * read(col[p][k]):
+/// a generic over `outType`'s dims (identity map unless `outMap`), `p` its
+/// loop dim `pDim`, `read` building the source element of one term from the
+/// term's table entry (an index). Terms come from constant tables so that
+/// every p is the same loop body: one parallel loop for the thread pool.
+Value transformStage(OpBuilder &b, Location loc, const Terms &terms, int64_t pDim, Value out,
+                     AffineMap outMap, bool accumulate,
+                     function_ref<Value(BodyIndex &, Value)> read) {
+  int64_t rank = outMap.getNumDims(), rows = terms.coef.size() / terms.count;
+  Value colTable = i32Table(b, loc, {rows, terms.count}, terms.col);
+  Value coefTable = f32Table(b, loc, {rows, terms.count}, terms.coef);
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  return b
+      .create<linalg::GenericOp>(
+          loc, out.getType(), ValueRange{}, out, outMap, iters,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            BodyIndex ix{nb, l};
+            Value acc = accumulate ? args[0] : Value();
+            for (int64_t k = 0; k < terms.count; ++k) {
+              Value col = ix.lookup(colTable, {ix.dim(pDim), ix.cst(k)});
+              Value coef =
+                  nb.create<tensor::ExtractOp>(l, coefTable, ValueRange{ix.dim(pDim), ix.cst(k)});
+              Value term = nb.create<arith::MulFOp>(l, coef, read(ix, col));
+              acc = acc ? nb.create<arith::AddFOp>(l, acc, term).getResult() : term;
+            }
+            nb.create<linalg::YieldOp>(l, acc);
+          })
+      .getResult(0);
+}
+
+/// V[a, b, n, c, ty, tx] = (Bt d B)[a][b], d the input patch at (m*ty,
+/// m*tx), in two stages over the phase-split rows `xd` [N, C, H, m*(TX+1)]:
+/// rows, T[a, n, c, ty, q] = sum_i Bt[a][i] xd[n, c, m*ty + i, q]; then
+/// columns, V[a, b, ...] = sum_j Bt[b][j] T[a, ..., ty, phase-split j + tx],
+/// written into `into` [alpha, alpha, N, C, TY, TX]. (As one bilinear sum
+/// the terms multiply: 16 per output for m = 4 against 2 x 4.)
+Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Value into) {
+  Terms terms = rowTerms(w.bt);
+  auto xt = cast<RankedTensorType>(xd.getType());
+  auto vt = cast<RankedTensorType>(into.getType());
+  int64_t alpha = w.alpha(), m = w.m, n = xt.getDimSize(0), c = xt.getDimSize(1);
+  int64_t ty = vt.getDimSize(4), tx = vt.getDimSize(5), q = xt.getDimSize(3);
+  Value tEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{alpha, n, c, ty, q},
+                                           xt.getElementType());
+  Value rows = transformStage(
+      b, loc, terms, 0, tEmpty, b.getMultiDimIdentityMap(5), false, [&](BodyIndex &ix, Value i) {
+        Value y = ix.add(ix.mul(ix.dim(3), m), i);
+        return ix.b.create<tensor::ExtractOp>(ix.loc, xd,
+                                              ValueRange{ix.dim(1), ix.dim(2), y, ix.dim(4)});
+      });
+  // Column j of a patch is phase j % m, tile shift j / m of the split rows.
+  Terms cols = terms;
+  for (int32_t &j : cols.col)
+    j = (j % m) * (tx + 1) + j / m;
+  return transformStage(
+      b, loc, cols, 1, into, b.getMultiDimIdentityMap(6), false, [&](BodyIndex &ix, Value at) {
+        Value q = ix.add(at, ix.dim(5));
+        return ix.b.create<tensor::ExtractOp>(
+            ix.loc, rows, ValueRange{ix.dim(0), ix.dim(2), ix.dim(3), ix.dim(4), q});
+      });
+}
+
+/// init[n, f, m*ty + i, m*tx + j] + (At M A)[i][j] over M [alpha^2, N, F',
+/// P'] (tile p = ty*TX + tx), in two stages: S[i, b, n, f, p] = sum_a
+/// At[i][a] M[a*alpha + b, n, f, p] over whole rows of tiles; then sum_b
+/// At[j][b] S[i, b, n, f, ty*TX + tx] added into the conv's accumulator (its
+/// bias) viewed as [N, F, TY, m, TX, m], the loops (n, f, ty, i, j, tx) so
+/// that a vector is a row of tiles.
+Value outputTransform(OpBuilder &b, Location loc, const Winograd &w, Value mats, Value init) {
+  Terms terms = rowTerms(w.at);
+  auto t = cast<RankedTensorType>(init.getType());
+  auto mt = cast<RankedTensorType>(mats.getType());
+  int64_t alpha = w.alpha(), m = w.m, n = t.getDimSize(0), f = t.getDimSize(1);
+  int64_t ty = t.getDimSize(2) / m, tx = t.getDimSize(3) / m, pp = mt.getDimSize(3);
+  Type elem = t.getElementType();
+  Value sEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{m, alpha, n, f, pp}, elem);
+  Value rows = transformStage(
+      b, loc, terms, 0, sEmpty, b.getMultiDimIdentityMap(5), false, [&](BodyIndex &ix, Value a) {
+        Value ab = ix.add(ix.mul(a, alpha), ix.dim(1));
+        return ix.b.create<tensor::ExtractOp>(ix.loc, mats,
+                                              ValueRange{ab, ix.dim(2), ix.dim(3), ix.dim(4)});
+      });
+  Value tiles = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({n, f, ty, m, tx, m}, elem), init,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dn, df, dty, di, dj, dtx;
+  bindDims(ctx, dn, df, dty, di, dj, dtx);
+  AffineMap outMap = AffineMap::get(6, 0, {dn, df, dty, di, dtx, dj}, ctx);
+  Value out = transformStage(b, loc, terms, 4, tiles, outMap, true, [&](BodyIndex &ix, Value bb) {
+    Value p = ix.add(ix.mul(ix.dim(2), tx), ix.dim(5));
+    return ix.b.create<tensor::ExtractOp>(ix.loc, rows,
+                                          ValueRange{ix.dim(3), bb, ix.dim(0), ix.dim(1), p});
+  });
+  return b.create<tensor::CollapseShapeOp>(loc, t, out,
+                                           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+}
+
+/// U[a*alpha + b][f][c] = (G g[f][c] Gt)[a][b], packed in row panels
+/// [alpha^2, F'/rows, C, rows] (zero rows up to F').
+Value transformedFilter(OpBuilder &b, Location loc, const Winograd &w, ArrayRef<float> g,
+                        int64_t f, int64_t c, int64_t rows) {
+  int64_t alpha = w.alpha(), panels = dlc::roundUp(f, rows) / rows;
+  SmallVector<float> packed(alpha * alpha * panels * c * rows, 0.0f);
+  for (int64_t fi = 0; fi < f; ++fi)
+    for (int64_t ci = 0; ci < c; ++ci) {
+      const float *k3 = &g[(fi * c + ci) * 9];
+      double gk[8][3]; // G g: [alpha][3]
+      for (int64_t a = 0; a < alpha; ++a)
+        for (int64_t col = 0; col < 3; ++col) {
+          gk[a][col] = 0;
+          for (int64_t r = 0; r < 3; ++r)
+            gk[a][col] += w.g[a][r] * k3[r * 3 + col];
+        }
+      for (int64_t a = 0; a < alpha; ++a)
+        for (int64_t bb = 0; bb < alpha; ++bb) {
+          double u = 0;
+          for (int64_t col = 0; col < 3; ++col)
+            u += gk[a][col] * w.g[bb][col];
+          int64_t ab = a * alpha + bb;
+          packed[((ab * panels + fi / rows) * c + ci) * rows + fi % rows] = float(u);
+        }
+    }
+  return dlc::f32Constant(b, loc, {alpha * alpha, panels, c, rows}, packed, "winograd_filter");
+}
+
+/// M[ab, n, f, p] = sum_c U[ab, f, c] V[ab, n, c, p]: alpha^2 GEMMs as one
+/// contraction generic (ab, n, panel, row, p, c) over the packed U, the
+/// batch dim ab shared by all operands. Returns [alpha^2, N, F', P'].
+Value tileGemms(OpBuilder &b, Location loc, Value u, Value v) {
+  auto ut = cast<RankedTensorType>(u.getType()), vt = cast<RankedTensorType>(v.getType());
+  int64_t ab = ut.getDimSize(0), panels = ut.getDimSize(1), rows = ut.getDimSize(3);
+  int64_t n = vt.getDimSize(1), pp = vt.getDimSize(3);
+  Type elem = vt.getElementType();
+  auto accType = RankedTensorType::get({ab, n, panels, rows, pp}, elem);
+  Value acc = dlc::filled(b, loc, accType, 0.0);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr dab, dn, dpanel, drow, dp, dk;
+  bindDims(ctx, dab, dn, dpanel, drow, dp, dk);
+  SmallVector<AffineMap> maps{AffineMap::get(6, 0, {dab, dpanel, dk, drow}, ctx),
+                              AffineMap::get(6, 0, {dab, dn, dk, dp}, ctx),
+                              AffineMap::get(6, 0, {dab, dn, dpanel, drow, dp}, ctx)};
+  SmallVector<utils::IteratorType> iters(5, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value gemm = dlc::multiplyAccumulate(b, loc, u, v, acc, maps, iters);
+  return b.create<tensor::CollapseShapeOp>(
+      loc, RankedTensorType::get({ab, n, panels * rows, pp}, elem), gemm,
+      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
+}
+
+/// How a conv is tiled: F(m x m, 3 x 3) over TY x TX tiles (the last ones
+/// may overhang the output), the GEMMs' layout and padded tile count.
+struct Plan {
+  const Winograd *w = nullptr;
+  int64_t ty = 0, tx = 0;
+  dlc::GemmLayout layout;
+  int64_t pp = 0;
+  int64_t tiles() const { return ty * tx; }
+  /// The GEMMs' work per channel pair: alpha^2 x the padded tiles, but at
+  /// least alpha^2 x 16: below 16 tiles per transformed filter element
+  /// (alpha^2 F C floats, read once) the GEMMs wait on memory, not on FMAs.
+  int64_t cost() const { return w->alpha() * w->alpha() * std::max<int64_t>(pp, 16); }
+};
+
+/// The whole conv on `x` [N, C, OH+2, OW+2] (padded) into `init` [N, F, OH,
+/// OW]. Tiles overhanging the output write into a larger accumulator whose
+/// corner is the result (as dlc-conv-to-im2col's padded pixels).
+Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value filter,
+                   Value init) {
+  const Winograd &w = *plan.w;
+  auto xt = cast<RankedTensorType>(x.getType()), it = cast<RankedTensorType>(init.getType());
+  int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), alpha = w.alpha(), m = w.m;
+  int64_t ty = plan.ty, tx = plan.tx, pp = plan.pp;
+  Type elem = xt.getElementType();
+  Value xd = splitPhases(b, loc, x, m, ty, tx);
+  // V goes into its pixel-padded buffer through a view of the first TY*TX
+  // tiles (padding columns hold garbage that no one reads, as in
+  // dlc-conv-to-im2col).
+  Value vBuf = dlc::paddedBuffer(b, loc, {alpha * alpha, n, c, pp}, elem);
+  auto zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets(4, zero), strides(4, one);
+  SmallVector<OpFoldResult> sizes =
+      getAsIndexOpFoldResult(b.getContext(), {alpha * alpha, n, c, ty * tx});
+  Value corner = b.create<tensor::ExtractSliceOp>(loc, vBuf, offsets, sizes, strides);
+  SmallVector<ReassociationIndices> groups{{0, 1}, {2}, {3}, {4, 5}};
+  Value into = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get({alpha, alpha, n, c, ty, tx}, elem), corner, groups);
+  Value v6 = inputTransform(b, loc, w, xd, into);
+  Value v = b.create<tensor::InsertSliceOp>(
+      loc, b.create<tensor::CollapseShapeOp>(loc, corner.getType(), v6, groups), vBuf, offsets,
+      sizes, strides);
+  Value mats = tileGemms(b, loc, filter, v);
+  SmallVector<int64_t> outShape(it.getShape());
+  if (ty * m == outShape[2] && tx * m == outShape[3])
+    return outputTransform(b, loc, w, mats, init);
+  SmallVector<int64_t> whole{outShape[0], outShape[1], ty * m, tx * m};
+  Value acc = dlc::writeIntoCorner(b, loc, init, dlc::paddedBuffer(b, loc, whole, elem),
+                                   {{0}, {1}, {2}, {3}}, outShape);
+  Value out = outputTransform(b, loc, w, mats, acc);
+  SmallVector<OpFoldResult> at(4, zero), step(4, one);
+  return b.create<tensor::ExtractSliceOp>(loc, it, out, at,
+                                          getAsIndexOpFoldResult(b.getContext(), outShape), step);
+}
+
+struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
+  WinogradConv(MLIRContext *ctx, const dlc::ConvToWinogradOptions &o)
+      : OpRewritePattern(ctx), opts(o) {}
+  dlc::ConvToWinogradOptions opts;
+
+  /// The m (up to `max-tile`) whose GEMMs do the least work, tile
+  /// overhang and padding included (ResNet's 14x14 maps: 4x4 tiles of
+  /// F(4x4) overhang to 16x16, 36 x 16 multiplies per channel pair,
+  /// against 16 x 56 for F(2x2)'s 7x7 tiles padded to 56 lanes).
+  Plan planFor(int64_t oh, int64_t ow) const {
+    Plan best;
+    for (int64_t m = 2; m <= opts.maxTile; m *= 2) {
+      Plan p;
+      p.w = winogradFor(m);
+      if (!p.w)
+        continue;
+      p.ty = (oh + m - 1) / m;
+      p.tx = (ow + m - 1) / m;
+      p.layout = dlc::GemmLayout{opts.packRows, opts.padLanes}.forPixels(p.tiles());
+      p.pp = dlc::paddedPixels(p.tiles(), p.layout.lanes);
+      if (!best.w || p.cost() < best.cost())
+        best = p;
+    }
+    return best;
+  }
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
+                                PatternRewriter &r) const override {
+    if (!conv.hasPureTensorSemantics())
+      return failure();
+    auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+    auto wt = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    if (!in.hasStaticShape() || !wt.hasStaticShape() || !out.hasStaticShape() ||
+        !out.getElementType().isF32() || wt.getDimSize(2) != 3 || wt.getDimSize(3) != 3 ||
+        !llvm::all_of(conv.getStrides().getValues<int64_t>(), [](int64_t s) { return s == 1; }) ||
+        !llvm::all_of(conv.getDilations().getValues<int64_t>(), [](int64_t d) { return d == 1; }))
+      return failure();
+    // Where it pays (a heuristic): enough tiles and channels that the GEMMs
+    // dominate the transforms. Below them (7x7 maps, few channels) the
+    // transforms and the larger transformed filter (alpha^2 / 9 times the
+    // filter) cost more than the multiplies saved.
+    int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wt.getDimSize(0);
+    int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+    Plan plan = planFor(oh, ow);
+    if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
+      return failure();
+    std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);
+    if (!g)
+      return failure();
+    const Winograd &w = *plan.w;
+    int64_t m = w.m, tiles = plan.tiles(), alpha = w.alpha(), pp = plan.pp;
+    const dlc::GemmLayout &l = plan.layout;
+    dlc::recordKernel(conv, "Winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
+                                ",3x3), " + std::to_string(alpha * alpha) + " GEMMs over " +
+                                std::to_string(tiles) + " tiles; transformed " +
+                                dlc::packedKernelName(l, f, tiles, pp, "tiles"));
+    Location loc = conv.getLoc();
+    Value x = conv.getInputs()[0], init = conv.getOutputs()[0];
+    Value filter = transformedFilter(r, loc, w, *g, f, c, l.rows);
+    // Batches in image chunks whose V stays under the cache bound.
+    int64_t perImage = alpha * alpha * c * pp * 4;
+    int64_t chunk = n;
+    if (opts.cacheWorkspaceBytes > 0 && n * perImage > opts.cacheWorkspaceBytes)
+      chunk = dlc::chunkThatFits(n, perImage, opts.cacheWorkspaceBytes);
+    Value result;
+    if (chunk == n) {
+      result = winogradConv(r, loc, plan, x, filter, init);
+    } else {
+      result = dlc::forEachBatchChunk(
+          r, loc, init, chunk, [&](OpBuilder &b, Location bl, Value at, Value acc) {
+            return winogradConv(b, bl, plan, dlc::sliceAlong(b, bl, x, 0, at, chunk), filter,
+                                dlc::sliceAlong(b, bl, acc, 0, at, chunk));
+          });
+    }
+    r.replaceOp(conv, result);
+    return success();
+  }
+};
+
+struct ConvToWinogradPass : dlc::impl::ConvToWinogradBase<ConvToWinogradPass> {
+  using ConvToWinogradBase::ConvToWinogradBase;
+
+  void runOnOperation() override {
+    if (maxTile < 2 || packRows <= 0 || padLanes <= 0)
+      return;
+    RewritePatternSet patterns(&getContext());
+    dlc::ConvToWinogradOptions opts{maxTile,     minPixels, minChannels,
+                               packRows,    padLanes,  cacheWorkspaceBytes};
+    patterns.add<WinogradConv>(&getContext(), opts);
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
