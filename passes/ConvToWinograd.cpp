@@ -327,6 +327,19 @@ Value tileGemms(OpBuilder &b, Location loc, Value u, Value v) {
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4}});
 }
 
+/// A conv GEMM's time per (input, output) channel pair: `weights` filter
+/// elements per pair (9 for im2col, (m+2)^2 for Winograd) times `columns`
+/// padded columns (pixels or tiles), but at least kMinColumns: below that
+/// many columns per filter element (the filter is read from memory once per
+/// run; a transformed filter is (m+2)^2/9 times larger) the GEMM waits on
+/// memory, not on FMAs. (32 instead made ResNet-18 7-16% slower at 1 and 2
+/// threads here: its 7x7 layers went back to im2col, its 14x14 ones to
+/// F(2x2).)
+constexpr int64_t kMinColumns = 16;
+int64_t gemmCost(int64_t weights, int64_t columns) {
+  return weights * std::max(columns, kMinColumns);
+}
+
 /// How a conv is tiled: F(m x m, 3 x 3) over TY x TX tiles (the last ones
 /// may overhang the output), the GEMMs' layout and padded tile count.
 struct Plan {
@@ -335,10 +348,7 @@ struct Plan {
   dlc::GemmLayout layout;
   int64_t pp = 0;
   int64_t tiles() const { return ty * tx; }
-  /// The GEMMs' work per channel pair: alpha^2 x the padded tiles, but at
-  /// least alpha^2 x 16: below 16 tiles per transformed filter element
-  /// (alpha^2 F C floats, read once) the GEMMs wait on memory, not on FMAs.
-  int64_t cost() const { return w->alpha() * w->alpha() * std::max<int64_t>(pp, 16); }
+  int64_t cost() const { return gemmCost(w->alpha() * w->alpha(), pp); }
 };
 
 /// The whole conv on `x` [N, C, OH+2, OW+2] (padded) into `init` [N, F, OH,
@@ -427,6 +437,10 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
     Plan plan = planFor(oh, ow);
     if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
+      return failure();
+    // Against im2col's GEMM over the same pixels in the same layout.
+    dlc::GemmLayout direct = dlc::GemmLayout{opts.packRows, opts.padLanes}.forPixels(oh * ow);
+    if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, direct.lanes)))
       return failure();
     std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);
     if (!g)
