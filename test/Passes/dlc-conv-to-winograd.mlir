@@ -1,57 +1,58 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd="max-tile=2 min-pixels=1 min-channels=1 pack-rows=6 pad-lanes=16" | FileCheck %s
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd | FileCheck %s --check-prefix=DEFAULT
 
-// F(2x2, 3x3) on a 4x4 output: 2x2 tiles from 4x4 patches. The input rows
-// are split into their 2 phases ([.., 6, 2, 3], one gather), the input
+// F(2x2, 3x3) on a 6x8 output: 3x4 tiles from 4x4 patches. The input rows
+// are split into their 2 phases ([.., 8, 2, 5], one gather), the input
 // transform runs as a row stage over (a, n, c, ty, q) and a column stage
-// over (a, b, n, c, ty, tx) into the first 4 tiles of V [16, N, C, 8]
+// over (a, b, n, c, ty, tx) into the first 12 tiles of V [16, N, C, 16]
 // (tiles padded to 8 lanes: 12-row panels of 8 lanes for at most four
 // tiles); 16 GEMMs as one generic (ab, n, panel, row, tile, c) over the
 // filter transformed and packed at compile time [16, 1, C, 12]; the output
 // transform as a row stage and a column stage that adds into the conv's
-// accumulator viewed as [N, F, TY, 2, TX, 2].
+// accumulator viewed as [N, F, TY, 2, TX, 2]. (GEMM work per channel pair:
+// 16 x 16 against im2col's 9 x 48.)
 // CHECK-DAG: #[[$UMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d5, d3)>
 // CHECK-DAG: #[[$VMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>
 // CHECK-DAG: #[[$MMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
 // CHECK-DAG: #[[$YMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5, d4)>
 // CHECK-LABEL: func.func @winograd_f2
-// CHECK-SAME: (%[[X:.*]]: tensor<1x2x6x6xf32>)
-// CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 4 tiles; transformed filter in 12-row panels (3 -> 12 rows), 8-lane tiles (4 -> 8 tiles)"]
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 12-row panels (3 -> 12 rows), 8-lane tiles (12 -> 16 tiles)"]
 // CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x12xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill
-// CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x6x2x3xf32>)
+// CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x5xf32>)
 // CHECK: tensor.extract %[[X]]
-// CHECK: %[[XD:.*]] = tensor.collapse_shape %[[SPLIT]] {{.*}} into tensor<1x2x6x6xf32>
-// CHECK: %[[VBUF:.*]] = bufferization.alloc_tensor() : tensor<16x1x2x8xf32>
-// CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 4] [1, 1, 1, 1]
-// CHECK: %[[INTO:.*]] = tensor.expand_shape %[[CORNER]] {{.*}} into tensor<4x4x1x2x2x2xf32>
-// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x1x2x2x6xf32>)
+// CHECK: %[[XD:.*]] = tensor.collapse_shape %[[SPLIT]] {{.*}} into tensor<1x2x8x10xf32>
+// CHECK: %[[VBUF:.*]] = bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
+// CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
+// CHECK: %[[INTO:.*]] = tensor.expand_shape %[[CORNER]] {{.*}} into tensor<4x4x1x2x3x4xf32>
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x1x2x3x10xf32>)
 // CHECK: tensor.extract %[[XD]]
-// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x2x2xf32>)
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>)
 // CHECK: tensor.extract %[[ROWS]]
-// CHECK: %[[V4:.*]] = tensor.collapse_shape %[[COLS]] {{.*}} into tensor<16x1x2x4xf32>
-// CHECK: %[[V:.*]] = tensor.insert_slice %[[V4]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 4] [1, 1, 1, 1]
-// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$UMAP]], #[[$VMAP]], #[[$MMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[V]] : tensor<16x1x2x12xf32>, tensor<16x1x2x8xf32>) outs(%{{.*}} : tensor<16x1x1x12x8xf32>)
-// CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x12x8xf32>
-// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x1x3x8xf32>)
+// CHECK: %[[V12:.*]] = tensor.collapse_shape %[[COLS]] {{.*}} into tensor<16x1x2x12xf32>
+// CHECK: %[[V:.*]] = tensor.insert_slice %[[V12]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$UMAP]], #[[$VMAP]], #[[$MMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[V]] : tensor<16x1x2x12xf32>, tensor<16x1x2x16xf32>) outs(%{{.*}} : tensor<16x1x1x12x16xf32>)
+// CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x12x16xf32>
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x1x3x16xf32>)
 // CHECK: tensor.extract %[[M]]
-// CHECK: %[[ACC:.*]] = tensor.expand_shape %[[INIT]] {{.*}} into tensor<1x3x2x2x2x2xf32>
-// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$YMAP]]], {{.*}} outs(%[[ACC]] : tensor<1x3x2x2x2x2xf32>)
+// CHECK: %[[ACC:.*]] = tensor.expand_shape %[[INIT]] {{.*}} into tensor<1x3x3x2x4x2xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$YMAP]]], {{.*}} outs(%[[ACC]] : tensor<1x3x3x2x4x2xf32>)
 // CHECK: ^bb0(%[[OUT:.*]]: f32):
 // CHECK: tensor.extract %[[S]]
 // CHECK: arith.addf %[[OUT]]
-// CHECK: %[[RES:.*]] = tensor.collapse_shape %[[Y]] {{.*}} into tensor<1x3x4x4xf32>
+// CHECK: %[[RES:.*]] = tensor.collapse_shape %[[Y]] {{.*}} into tensor<1x3x6x8xf32>
 // CHECK: return %[[RES]]
 // The default keeps im2col for maps under 49 pixels.
 // DEFAULT-LABEL: func.func @winograd_f2
 // DEFAULT: linalg.conv_2d_nchw_fchw
-func.func @winograd_f2(%x: tensor<1x2x6x6xf32>) -> tensor<1x3x4x4xf32> {
+func.func @winograd_f2(%x: tensor<1x2x8x10xf32>) -> tensor<1x3x6x8xf32> {
   %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
   %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<1x3x4x4xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
-  return %0 : tensor<1x3x4x4xf32>
+  %empty = tensor.empty() : tensor<1x3x6x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x3x6x8xf32>) -> tensor<1x3x6x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x8x10xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x6x8xf32>) -> tensor<1x3x6x8xf32>
+  return %0 : tensor<1x3x6x8xf32>
 }
 
 // -----
@@ -80,12 +81,14 @@ func.func @winograd_overhang(%x: tensor<1x2x7x7xf32>) -> tensor<1x3x5x5xf32> {
 
 // -----
 
-// Left to im2col: a stride-2 conv, and a filter that is not a constant (a
-// training build's parameter).
+// Left to im2col: a stride-2 conv, a filter that is not a constant (a
+// training build's parameter), and a 4x4 output, whose F(2x2) GEMMs (16 x
+// 16 per channel pair, at the memory floor) would cost more than im2col's
+// (9 x 16).
 // CHECK-LABEL: func.func @not_winograd
-// CHECK-COUNT-2: linalg.conv_2d_nchw_fchw
+// CHECK-COUNT-3: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: Winograd
-func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x7x7xf32>) {
+func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>, %y: tensor<1x2x6x6xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x3x7x7xf32>, tensor<1x3x4x4xf32>) {
   %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<1x3x4x4xf32>
@@ -94,5 +97,6 @@ func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>) -> (t
   %e1 = tensor.empty() : tensor<1x3x7x7xf32>
   %i1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x3x7x7xf32>) -> tensor<1x3x7x7xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %wp : tensor<1x2x9x9xf32>, tensor<3x2x3x3xf32>) outs(%i1 : tensor<1x3x7x7xf32>) -> tensor<1x3x7x7xf32>
-  return %0, %1 : tensor<1x3x4x4xf32>, tensor<1x3x7x7xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%i0 : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %0, %1, %2 : tensor<1x3x4x4xf32>, tensor<1x3x7x7xf32>, tensor<1x3x4x4xf32>
 }
