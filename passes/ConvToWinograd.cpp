@@ -14,9 +14,10 @@
 //
 // Upstream's linalg::winogradConv2D is not used: it takes NHWC convs only,
 // and its transforms decompose into one small matmul per tile inside scf
-// loops, which vectorizes across nothing; here each transform is one
-// linalg.generic that dlc-tile-and-vectorize vectorizes along a row of
-// tiles (contiguous loads), and the GEMM is the packed one.
+// loops, which vectorizes across nothing; here each transform is two
+// separable stages (rows, then columns), each one linalg.generic that
+// dlc-tile-and-vectorize vectorizes along a row (contiguous loads), and the
+// GEMM is the packed one.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ConvGemmLayout.h"
@@ -125,14 +126,10 @@ struct BodyIndex {
   Value cst(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
   Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
   Value mul(Value x, int64_t by) { return by == 1 ? x : b.create<arith::MulIOp>(loc, x, cst(by)); }
-  /// table[dim(p), dim(q), k, rest...] as an index.
+  /// An entry of an i32 table, as an index.
   Value lookup(Value table, ArrayRef<Value> at) {
     Value v = b.create<tensor::ExtractOp>(loc, table, at);
-    if (v.getType().isIndex())
-      return v;
-    if (isa<IntegerType>(v.getType()))
-      return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
-    return v;
+    return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
   }
 };
 
@@ -284,7 +281,7 @@ Value transformedFilter(OpBuilder &b, Location loc, const Winograd &w, ArrayRef<
   for (int64_t fi = 0; fi < f; ++fi)
     for (int64_t ci = 0; ci < c; ++ci) {
       const float *k3 = &g[(fi * c + ci) * 9];
-      double gk[8][3]; // G g: [alpha][3]
+      double gk[6][3]; // G g: [alpha][3], alpha <= 6
       for (int64_t a = 0; a < alpha; ++a)
         for (int64_t col = 0; col < 3; ++col) {
           gk[a][col] = 0;
