@@ -113,8 +113,8 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
            "batch chunks whose transformed input stays under this (0: whole batch)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
-                           "mlir::tensor::TensorDialect", "mlir::scf::SCFDialect",
-                           "mlir::bufferization::BufferizationDialect"];
+                           "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
+                           "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect"];
 }
 
 def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {

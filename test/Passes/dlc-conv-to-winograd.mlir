@@ -40,7 +40,7 @@
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$YMAP]]], {{.*}} outs(%[[ACC]] : tensor<1x3x3x2x4x2xf32>)
 // CHECK: ^bb0(%[[OUT:.*]]: f32):
 // CHECK: tensor.extract %[[S]]
-// CHECK: arith.addf %[[OUT]]
+// CHECK: math.fma %{{.*}}, %{{.*}}, %[[OUT]]
 // CHECK: %[[RES:.*]] = tensor.collapse_shape %[[Y]] {{.*}} into tensor<1x3x6x8xf32>
 // CHECK: return %[[RES]]
 // The default keeps im2col for maps under 49 pixels.
