@@ -100,3 +100,27 @@ func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>, %y: t
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%y, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%i0 : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return %0, %1, %2 : tensor<1x3x4x4xf32>, tensor<1x3x7x7xf32>, tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// With cache-workspace-bytes, a batch whose transformed input V would be
+// larger runs in image chunks: V is 16 x 2 x 16 floats (2 KB) per image, so
+// a 3 KB bound gives an scf.for over the 2 images, one conv each.
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd="max-tile=2 min-pixels=1 min-channels=1 cache-workspace-bytes=3072" | FileCheck %s --check-prefix=CHUNK
+// CHECK-LABEL: func.func @winograd_chunks
+// CHUNK-LABEL: func.func @winograd_chunks
+// CHUNK-SAME: (%[[X:.*]]: tensor<2x2x8x10xf32>)
+// CHUNK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x12xf32>
+// CHUNK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x3x6x8xf32>)
+// CHUNK: tensor.extract_slice %[[X]][%[[AT]], 0, 0, 0] [1, 2, 8, 10]
+// CHUNK: bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
+// CHUNK: linalg.generic {{.*}} ins(%[[U]], %{{.*}} : tensor<16x1x2x12xf32>, tensor<16x1x2x16xf32>)
+// CHUNK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[AT]], 0, 0, 0] [1, 3, 6, 8]
+func.func @winograd_chunks(%x: tensor<2x2x8x10xf32>) -> tensor<2x3x6x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<2x3x6x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x3x6x8xf32>) -> tensor<2x3x6x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x2x8x10xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<2x3x6x8xf32>) -> tensor<2x3x6x8xf32>
+  return %0 : tensor<2x3x6x8xf32>
+}
