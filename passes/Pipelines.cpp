@@ -82,7 +82,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // is 1.9 MB per image on 56x56 maps): at batch 8, 2 MB chunks ran 5%
     // (1 thread) to 12% (2 threads) faster than 8 MB ones here; 1 and 2 MB
     // measured alike, 4 MB between.
-    winograd.cacheWorkspaceBytes = opts.optLevel > 0 ? 2 << 20 : 0;
+    winograd.cacheWorkspaceBytes = 2 << 20;
     pm.addNestedPass<func::FuncOp>(createConvToWinograd(winograd));
   }
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));

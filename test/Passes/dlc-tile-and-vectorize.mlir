@@ -223,6 +223,26 @@ func.func @panel_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %acc: 
 
 // -----
 
+// 12-row panels over 32 pixels: two 8-lane vectors would be 24 accumulators
+// (AVX2 has 16 registers), so the tile is one vector wide: 12 x 8.
+// CHECK-LABEL: func.func @panel_gemm_twelve_rows
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c8
+// CHECK: vector.contract {{.*}} : vector<1x1x12xf32>, vector<1x1x8xf32> into vector<1x1x12x8xf32>
+#wmap12 = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#cmap12 = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#omap12 = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+func.func @panel_gemm_twelve_rows(%w: tensor<2x36x12xf32>, %cols: tensor<1x36x32xf32>, %acc: tensor<1x2x12x32xf32>) -> tensor<1x2x12x32xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmap12, #cmap12, #omap12], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x12xf32>, tensor<1x36x32xf32>) outs(%acc : tensor<1x2x12x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x12x32xf32>
+  return %0 : tensor<1x2x12x32xf32>
+}
+
+// -----
+
 // A constant pad becomes a fill of a fresh buffer (not a tensor.empty,
 // which CSE would share) and a copy into the view of its interior; both
 // tile into scf.foralls like other elementwise ops.
