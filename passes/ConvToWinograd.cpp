@@ -430,10 +430,9 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         !llvm::all_of(conv.getStrides().getValues<int64_t>(), [](int64_t s) { return s == 1; }) ||
         !llvm::all_of(conv.getDilations().getValues<int64_t>(), [](int64_t d) { return d == 1; }))
       return failure();
-    // Where it pays (a heuristic): enough tiles and channels that the GEMMs
-    // dominate the transforms. Below them (7x7 maps, few channels) the
-    // transforms and the larger transformed filter (alpha^2 / 9 times the
-    // filter) cost more than the multiplies saved.
+    // Where it pays (a heuristic): enough pixels and channels that the
+    // GEMMs dominate the transforms (below `min-pixels`, 7x7 by default, and
+    // `min-channels` they do not), and GEMMs cheaper than im2col's.
     int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wt.getDimSize(0);
     int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
     Plan plan = planFor(oh, ow);
