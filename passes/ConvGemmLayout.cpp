@@ -53,7 +53,6 @@ std::string dlc::packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int
 }
 
 void dlc::recordKernel(Operation *conv, const std::string &kernel) {
-  static constexpr llvm::StringLiteral kConvKernels = "dlc.conv_kernels";
   auto func = conv->getParentOfType<func::FuncOp>();
   if (!func)
     return;
@@ -62,8 +61,8 @@ void dlc::recordKernel(Operation *conv, const std::string &kernel) {
     node = name.getName().str();
   Builder b(conv->getContext());
   SmallVector<Attribute> list;
-  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernels))
+  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernelsAttr))
     list.append(old.begin(), old.end());
   list.push_back(b.getStringAttr(node + ": " + kernel));
-  func->setAttr(kConvKernels, b.getArrayAttr(list));
+  func->setAttr(kConvKernelsAttr, b.getArrayAttr(list));
 }

@@ -68,6 +68,10 @@ Value writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
 std::string packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp,
                              StringRef unit = "pixels");
 
+/// The function attribute listing which kernel each conv became (read by
+/// the compiler into the signature's `conv_kernels`).
+constexpr llvm::StringLiteral kConvKernelsAttr = "dlc.conv_kernels";
+
 /// Records on the enclosing function which kernel `conv` became (for
 /// `dlc inspect`): "NODE: KERNEL", NODE the ONNX node's name.
 void recordKernel(Operation *conv, const std::string &kernel);

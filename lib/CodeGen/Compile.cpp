@@ -8,6 +8,7 @@
 #include "dlc/Compile.h"
 #include "dlc/DType.h"
 #include "Artifact.h"
+#include "passes/ConvGemmLayout.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -339,7 +340,7 @@ namespace {
 struct Lowered {
   std::string code, weightsAsm;
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0;
-  std::vector<std::string> convKernels; ///< "NODE: KERNEL", from dlc-conv-to-im2col
+  std::vector<std::string> convKernels; ///< "NODE: KERNEL", from dlc-conv-to-winograd/-im2col
 };
 
 /// An integer the pipeline recorded on the lowered entry (the plan's
@@ -376,7 +377,7 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
   out.lowerBound = intAttr("dlc.arena_lower_bound");
   out.buffers = intAttr("dlc.arena_buffers");
   if (auto mainFn = module.lookupSymbol<LLVM::LLVMFuncOp>("main"))
-    if (auto kernels = mainFn->getAttrOfType<ArrayAttr>("dlc.conv_kernels"))
+    if (auto kernels = mainFn->getAttrOfType<ArrayAttr>(dlc::kConvKernelsAttr))
       for (Attribute k : kernels)
         if (auto str = dyn_cast<StringAttr>(k))
           out.convKernels.push_back(str.str());
