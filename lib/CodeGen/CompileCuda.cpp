@@ -162,13 +162,24 @@ bool resolveBuffer(Value v, Block &entry, size_t ni, size_t no, LaunchArg &out) 
   }
 }
 
-/// Dynamic shared memory of the GEMM kernels (runtime/kernels/gemm_tc.cu)
-/// with `bm`-row tiles; must match the kernels' layouts. dlc_gemm_tf32*
-/// (mma.sync): 3 stages of bm x 36 and 32 x 136 floats. dlc_gemm*
-/// (WMMA): two stages of A (bm x 32) and B (32 x 128) tiles in the staged
-/// type, rows padded by 16 bytes, and 8 warps' 16 x 16 float staging tiles.
-int64_t gemmSharedBytes(int64_t bm, const std::string &precision, bool mmaSync) {
-  if (mmaSync)
+/// Whether the GEMM kernels are built with Hopper's wgmma: sm_90 is the
+/// H100 and H200, whose sm_90a features the GEMM image is compiled for.
+bool usesWgmma(const std::string &chip) { return chip == "sm_90" || chip == "sm_90a"; }
+
+/// The GEMM kernels of runtime/kernels/gemm_tc.cu and gemm_wgmma.cuh.
+enum class GemmKernel { Wmma, MmaSync, Wgmma };
+
+/// Dynamic shared memory of the GEMM kernels with `bm`-row tiles; must
+/// match the kernels' layouts. dlc_gemm_wgmma* (wgmma): 4 stages of bm x
+/// 32 swizzled and 32 x 136 floats, plus 1024 bytes to align the swizzle
+/// (WGMMA_SHARED_BYTES). dlc_gemm_tf32* (mma.sync): 3 stages of bm x 36 and
+/// 32 x 136 floats. dlc_gemm* (WMMA): two stages of A (bm x 32) and B (32 x
+/// 128) tiles in the staged type, rows padded by 16 bytes, and 8 warps' 16
+/// x 16 float staging tiles.
+int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel kernel) {
+  if (kernel == GemmKernel::Wgmma)
+    return 4 * (bm * 128 + 32 * 136 * 4) + 1024;
+  if (kernel == GemmKernel::MmaSync)
     return 3 * (bm * 36 + 32 * 136) * 4;
   int64_t staged = precision == "tf32" ? 4 : 2, pad = 16 / staged;
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
@@ -226,22 +237,43 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   bool unitInnerStrides = strides[2].value == 1 && strides[5].value == 1;
   // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
   // here) and M over 16: the mma.sync kernel, 4 warps, 128 x 128 tiles (64
-  // x 128 where M is at most 64). Otherwise the WMMA kernel, with 64-row
-  // tiles where M is at most 64 (it ran MLP and LeNet, M 1 to 16, faster).
+  // x 128 where M is at most 64), or on Hopper the wgmma kernels where they
+  // were faster. Otherwise the WMMA kernel, with 64-row tiles where M is at
+  // most 64 (it ran MLP and LeNet, M 1 to 16, faster).
+  // Hopper, from single GEMMs timed on an H100 (the conv GEMMs of ResNet-18,
+  // ResNet-50 and MobileNetV2 at batch 32, bench/results/cuda-device.md):
+  // 256 x 128 wgmma tiles where the map is small (N at most 64: 7x7 maps,
+  // split over K; 2-2.4x the mma.sync kernel) and M over 128, or M is 256
+  // or more and K 2048 or more (1.15x at 256 x 196 x 2304, 1.2x at
+  // 4096^3); 64 x 128
+  // wgmma tiles, two blocks an SM, where M is at most 96 or K under 128 (up
+  // to 1.7x); the mma.sync kernel's 128 x 128 tiles for the rest (128 to
+  // 1024 filters over K of 256 and more on 14x14 to 28x28 maps, where it
+  // was up to 1.4x faster than either).
+  bool tensorRows = precision == "tf32" && unitInnerStrides && m > 16;
+  GemmKernel kernel = tensorRows ? GemmKernel::MmaSync : GemmKernel::Wmma;
+  int64_t bm = m <= 64 ? 64 : 128;
+  if (tensorRows && usesWgmma(chip)) {
+    if ((n <= 64 && m > 128) || (m >= 256 && k >= 2048))
+      kernel = GemmKernel::Wgmma, bm = 256;
+    else if (m <= 96 || k < 128)
+      kernel = GemmKernel::Wgmma, bm = 64;
+  }
   // Split K over more blocks where the tiles alone would leave SMs idle
   // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
   // at two blocks per SM and keeping 64 of K per block.
-  int64_t bm = m <= 64 ? 64 : 128;
-  bool mmaSync = precision == "tf32" && unitInnerStrides && m > 16;
   int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
   int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
   int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
-  l.kernel = mmaSync ? (bm == 64 ? "dlc_gemm_tf32_m64" : "dlc_gemm_tf32")
-                     : (bm == 64 ? "dlc_gemm_m64" : "dlc_gemm");
+  const char *suffix = bm == 64 ? "_m64" : "";
+  l.kernel = std::string(kernel == GemmKernel::Wgmma     ? "dlc_gemm_wgmma"
+                         : kernel == GemmKernel::MmaSync ? "dlc_gemm_tf32"
+                                                         : "dlc_gemm") +
+             suffix;
   l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
-  l.block[0] = mmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
-  l.sharedBytes = gemmSharedBytes(bm, precision, mmaSync);
+  l.block[0] = kernel == GemmKernel::MmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
+  l.sharedBytes = gemmSharedBytes(bm, precision, kernel);
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());
@@ -534,12 +566,15 @@ bool compileGemmKernel(const std::string &chip, const std::string &precision, bo
     error = "NVRTC could not create the GEMM program";
     return false;
   }
+  // wgmma (gemm_wgmma.cuh) needs the architecture-specific sm_90a.
   std::string arch = std::string("--gpu-architecture=") + (asPtx ? "compute_" : "sm_") +
-                     chip.substr(3);
+                     chip.substr(3) + (chip == "sm_90" ? "a" : "");
   std::string define = "-DDLC_PRECISION_" + llvm::StringRef(precision).upper();
   std::string include = "-I" + cudaToolkit() + "/include";
-  const char *options[] = {arch.c_str(), define.c_str(), include.c_str(), "--std=c++17"};
-  int rc = nvrtc.compile(prog, 4, options);
+  std::string kernels = "-I" + runtimeDir() + "/kernels";
+  const char *options[] = {arch.c_str(), define.c_str(), include.c_str(), kernels.c_str(),
+                           "--std=c++17"};
+  int rc = nvrtc.compile(prog, 5, options);
   size_t size = 0;
   if (rc) {
     nvrtc.logSize(prog, &size);

@@ -398,3 +398,9 @@ extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64(DLC_GEMM_
   gemm_tf32<2>(DLC_GEMM_ARGS);
 }
 #endif
+
+// wgmma needs sm_90a (nvcc's host pass, without __CUDA_ARCH__, declares
+// the kernels for a test harness).
+#if defined(DLC_PRECISION_TF32) && (defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__))
+#include "gemm_wgmma.cuh"
+#endif

@@ -1,0 +1,283 @@
+// dlc_gemm_wgmma*: the tf32 GEMM on Hopper's warpgroup tensor cores (wgmma,
+// sm_90a), included by gemm_tc.cu where it is compiled for sm_90a. Same
+// contract as dlc_gemm_tf32: C[b] += A[b] * B[b], A's rows (k) and B's rows
+// (n) contiguous, any row strides, split K over grid.z with atomicAdd.
+//
+// wgmma takes tf32 operands only K-major (the multiplicand's k contiguous).
+// A is (m rows of k) and so qualifies; B (k rows of n) does not. So the kernel
+// computes the transposed product C^T = B^T A^T: wgmma's first operand, a
+// 64 x 8 slice of B^T, comes from registers (loaded from shared memory in
+// the mma.sync fragment order, so B needs no transposing copy), and its
+// second operand, BM x 8 of A^T, is A's tile in shared memory read through
+// a K-major 128-byte-swizzle descriptor. The accumulators are C^T's: the
+// epilogue writes them back transposed.
+//
+// Block: NWG warpgroups; tile BM (m: 64 or 256) x 64 NWG (n);
+// warpgroup w owns n 64w..64w+63 against all BM columns: one m64nBMk8
+// wgmma per 8 of K, BM / 2 accumulators a thread. K goes by 32 through
+// STAGES shared-memory stages filled by every thread with cp.async
+// (zero-filled past the edges), STAGES - 1 tiles ahead: each step waits for
+// its wgmmas (wait_group 0; overlapping them within a warpgroup made ptxas
+// serialize them, since the next step's fragment loads define wgmma inputs),
+// so after the next step's barrier the stage read last step is free. The
+// warpgroups overlap each other on the tensor cores. A's stage is BM rows of
+// 128 bytes in the 128-byte swizzle (16-byte chunk c of row r at c ^ (r %
+// 8)); B's is 32 rows of 64 NWG floats padded by 8 (fragment loads
+// conflict-free). Blocks go through the tiles in groups of 8 tile rows, so
+// that those running together share A and B tiles in L2.
+// Operands are rounded to tf32 (to nearest, as in the mma.sync kernel; the
+// tensor cores alone would truncate): B's fragments in registers, A's tile
+// in shared memory by the threads that copied it. Truncating made
+// MobileNetV2's error 1.8e-2 of its largest output (9e-3 rounded).
+//
+// Measured on an H100 at 4096^3 (test harness, one kernel alone): 150-158
+// TFLOP/s against 120 for dlc_gemm_tf32 and 398 for cuBLAS. Without the
+// loads it runs at 241, with a quarter of the wgmmas at 216: the cp.async
+// traffic from L2 (about 5 TB/s for this tile's 2 (1/BM + 1/BN) bytes per
+// flop) and the per-step barrier both bound it; TMA multicast across a
+// cluster and producer/consumer warpgroups on mbarriers are what remain.
+
+__device__ inline unsigned long long wgmmaDescriptor(unsigned sharedAddress) {
+  // Start address, leading offset (unused with swizzling: 16), stride
+  // between 8-row groups 1024 bytes, 128-byte swizzle; all in 16 bytes.
+  return (unsigned long long)((sharedAddress & 0x3FFFF) >> 4) | (1ull << 16) |
+         ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+// One m64nNk8 tf32 wgmma, D += A (registers, 4 a thread) * B (descriptor),
+// for N = 64, 128 and 256 (BM / 2 accumulators a thread).
+__device__ inline void wgmma_n64(float (&d)[32], const unsigned (&a)[4],
+                                 unsigned long long desc) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+               "}, {%32, %33, %34, %35}, %36, 1, 1, 1;\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+}
+__device__ inline void wgmma_n128(float (&d)[64], const unsigned (&a)[4],
+                                 unsigned long long desc) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+               "}, {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+}
+__device__ inline void wgmma_n256(float (&d)[128], const unsigned (&a)[4],
+                                 unsigned long long desc) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+               "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+               "}, {%128, %129, %130, %131}, %132, 1, 1, 1;\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
+}
+
+template <int BM>
+__device__ inline void wgmmaTile(float (&d)[BM / 2], const unsigned (&a)[4],
+                                 unsigned long long desc) {
+  if constexpr (BM == 64)
+    wgmma_n64(d, a, desc);
+  else if constexpr (BM == 128)
+    wgmma_n128(d, a, desc);
+  else
+    wgmma_n256(d, a, desc);
+}
+
+// Dynamic shared memory of gemm_wgmma<BM, NWG, STAGES>, 1024 bytes of it
+// to align the swizzled tiles (dlc::gemmSharedBytes says the same).
+#define WGMMA_SHARED_BYTES(BM, NWG, STAGES) ((STAGES) * ((BM) * 128 + 32 * (64 * (NWG) + 8) * 4) + 1024)
+
+template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAMS) {
+  constexpr int ND = BM / 2, TN = 64 * NWG, TP = TN + 8, NT = 128 * NWG;
+  extern __shared__ __align__(1024) unsigned char smemRaw[];
+  // The swizzle pattern repeats every 1024 bytes from an aligned address.
+  unsigned rawAddress = (unsigned)__cvta_generic_to_shared(smemRaw);
+  unsigned char *smem = smemRaw + ((1024 - (rawAddress & 1023)) & 1023);
+  float *As = (float *)smem; // STAGES x BM x 32, swizzled
+  float(*Bs)[32][TP] = (float(*)[32][TP])(smem + STAGES * BM * 128);
+  const unsigned asAddress = (unsigned)__cvta_generic_to_shared(As);
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int nWarp = (warp / 4) * 64 + (warp % 4) * 16; // this warp's 16 rows of C^T
+  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
+  // Tiles in groups of 8 tile rows, columns across a group.
+  const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
+  const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
+  const long long m0 = (long long)(first + id % (8 * numN) % size) * BM;
+  const long long n0 = (long long)(id % (8 * numN) / size) * TN;
+  A += b * sAb;
+  B += b * sBb;
+  C += b * sCb;
+  const long long tiles = (K + 31) / 32, per = (tiles + splits - 1) / splits;
+  const long long kBegin = split * per * 32, kEnd = min(K, (split + 1) * per * 32);
+  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
+  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+
+  auto load = [&](int stage, long long k0) {
+    float *as = As + stage * BM * 32;
+#pragma unroll
+    for (int p = 0; p < (BM * 8 + NT - 1) / NT; ++p) { // BM rows x 8 chunks
+      int i = tid + p * NT, r = i / 8, c = i % 8;
+      if (BM * 8 % NT != 0 && i >= BM * 8)
+        break;
+      float *dst = as + r * 32 + ((c ^ (r & 7)) * 4);
+      const float *src = A + (m0 + r) * sAm + k0 + 4 * c;
+      if (wideA) {
+        bool in = m0 + r < M && k0 + 4 * c < kEnd;
+        copy16(dst, in ? src : A, in);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          bool in = m0 + r < M && k0 + 4 * c + e < kEnd;
+          copy4(dst + e, in ? src + e : A, in);
+        }
+      }
+    }
+#pragma unroll
+    for (int p = 0; p < 4; ++p) { // 32 rows x TN / 4 chunks
+      int i = tid + p * NT, r = i / (TN / 4), c = (i % (TN / 4)) * 4;
+      float *dst = &Bs[stage][r][c];
+      const float *src = B + (k0 + r) * sBk + n0 + c;
+      if (wideB) {
+        bool in = k0 + r < kEnd && n0 + c < N;
+        copy16(dst, in ? src : B, in);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          bool in = k0 + r < kEnd && n0 + c + e < N;
+          copy4(dst + e, in ? src + e : B, in);
+        }
+      }
+    }
+  };
+
+  // wgmma would truncate A to tf32: each thread rounds (to nearest, as the
+  // mma.sync kernel does) the 16-byte chunks it copied, once they landed.
+  auto roundA = [&](int stage) {
+    float *as = As + stage * BM * 32;
+#pragma unroll
+    for (int p = 0; p < (BM * 8 + NT - 1) / NT; ++p) {
+      int i = tid + p * NT, r = i / 8, c = i % 8;
+      if (BM * 8 % NT != 0 && i >= BM * 8)
+        break;
+      float4 *chunk = (float4 *)(as + r * 32 + ((c ^ (r & 7)) * 4));
+      float4 v = *chunk;
+      v.x = __uint_as_float(to_tf32(v.x)), v.y = __uint_as_float(to_tf32(v.y));
+      v.z = __uint_as_float(to_tf32(v.z)), v.w = __uint_as_float(to_tf32(v.w));
+      *chunk = v;
+    }
+  };
+
+  float d[ND];
+#pragma unroll
+  for (int i = 0; i < ND; ++i)
+    d[i] = 0.0f;
+
+  const long long steps = (kEnd - kBegin + 31) / 32;
+  constexpr int ahead = STAGES - 1;
+#pragma unroll
+  for (int s = 0; s < ahead; ++s) {
+    if (s < steps)
+      load(s, kBegin + s * 32);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  // Each step starts with this thread's chunks of its stage landed and
+  // rounded; the next stage's are rounded while the wgmmas run. cp.async
+  // and roundA write through the generic proxy, wgmma reads through the
+  // async one: hence the proxy fence before the barrier that publishes them.
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(ahead - 1));
+  roundA(0);
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  for (long long s = 0; s < steps; ++s) {
+    __syncthreads();
+    const int st = s % STAGES;
+    long long next = s + ahead;
+    if (next < steps)
+      load(next % STAGES, kBegin + next * 32);
+    asm volatile("cp.async.commit_group;\n" ::);
+    unsigned a[4][4];
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      const float *p = &Bs[st][kk * 8 + t][nWarp + g];
+      a[kk][0] = to_tf32(p[0]);
+      a[kk][1] = to_tf32(p[8]);
+      a[kk][2] = to_tf32(p[4 * TP]);
+      a[kk][3] = to_tf32(p[4 * TP + 8]);
+    }
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+      wgmmaTile<BM>(d, a[kk], wgmmaDescriptor(asAddress + st * BM * 128 + kk * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    if (s + 1 < steps) {
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(ahead - 1));
+      roundA((s + 1) % STAGES);
+      asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // d[4j + e]: C^T row nWarp + g + 8 (e / 2), column 8j + 2t + e % 2.
+#pragma unroll
+  for (int j = 0; j < ND / 4; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      long long gm = m0 + 8 * j + 2 * t + e % 2, gn = n0 + nWarp + g + 8 * (e / 2);
+      if (gm < M && gn < N) {
+        float *c = &C[gm * sCm + gn * sCn];
+        if (splits > 1)
+          atomicAdd(c, d[4 * j + e]);
+        else
+          *c += d[4 * j + e];
+      }
+    }
+}
+
+// Launch with grid (ceil(N / 64 NWG), ceil(M / BM), batches x splits),
+// 128 NWG threads and WGMMA_SHARED_BYTES.
+extern "C" __global__ void __launch_bounds__(256, 1) dlc_gemm_wgmma(DLC_GEMM_PARAMS) {
+  gemm_wgmma<256, 2, 4>(DLC_GEMM_ARGS);
+}
+// 64-row tiles in 4 stages (103 KB), two blocks an SM: each step's chain
+// (barrier, fragment loads, wgmma, wait) is short of work at this size, and
+// a second block fills its gaps (8 stages and one block ran 4096^3 at 79
+// TFLOP/s, this 140).
+extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_wgmma_m64(DLC_GEMM_PARAMS) {
+  gemm_wgmma<64, 2, 4>(DLC_GEMM_ARGS);
+}
