@@ -30,12 +30,14 @@
 // in shared memory by the threads that copied it. Truncating made
 // MobileNetV2's error 1.8e-2 of its largest output (9e-3 rounded).
 //
-// Measured on an H100 at 4096^3 (test harness, one kernel alone): 150-158
-// TFLOP/s against 120 for dlc_gemm_tf32 and 398 for cuBLAS. Without the
-// loads it runs at 241, with a quarter of the wgmmas at 216: the cp.async
-// traffic from L2 (about 5 TB/s for this tile's 2 (1/BM + 1/BN) bytes per
-// flop) and the per-step barrier both bound it; TMA multicast across a
-// cluster and producer/consumer warpgroups on mbarriers are what remain.
+// Measured on an H100 (test/cuda/gemm_kernels.cu, each kernel alone): 4096^3
+// at 146 TFLOP/s against 121 for dlc_gemm_tf32 and 360-400 for cuBLAS. What
+// bounds it: without the copies it ran at 241, with a quarter of the wgmmas
+// at 216 (truncating, before the rounding): the cp.async traffic from L2
+// (about 5 TB/s, 2 (1/BM + 1/BN) bytes a flop: 256 x 192 tiles did no
+// better) and the per-step barrier. TMA multicast across a cluster (fewer
+// bytes from L2) and producer/consumer warpgroups on mbarriers (no
+// block-wide barrier) are what remain.
 
 __device__ inline unsigned long long wgmmaDescriptor(unsigned sharedAddress) {
   // Start address, leading offset (unused with swizzling: 16), stride
