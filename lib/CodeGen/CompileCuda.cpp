@@ -245,11 +245,10 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   // 256 x 128 wgmma tiles where the map is small (N at most 64: 7x7 maps,
   // split over K; 2-2.4x the mma.sync kernel) and M over 128, or M is 256
   // or more and K 2048 or more (1.15x at 256 x 196 x 2304, 1.2x at
-  // 4096^3); 64 x 128
-  // wgmma tiles, two blocks an SM, where M is at most 96 or K under 128 (up
-  // to 1.7x); the mma.sync kernel's 128 x 128 tiles for the rest (128 to
-  // 1024 filters over K of 256 and more on 14x14 to 28x28 maps, where it
-  // was up to 1.4x faster than either).
+  // 4096^3); 64 x 128 wgmma tiles, two blocks an SM, where M is at most 96
+  // or K under 128 (up to 1.7x); the mma.sync kernel's 128 x 128 tiles for
+  // the rest (128 to 1024 filters over K of 256 and more on 14x14 to 28x28
+  // maps, where it was up to 1.4x faster than either).
   bool tensorRows = precision == "tf32" && unitInnerStrides && m > 16;
   GemmKernel kernel = tensorRows ? GemmKernel::MmaSync : GemmKernel::Wmma;
   int64_t bm = m <= 64 ? 64 : 128;
