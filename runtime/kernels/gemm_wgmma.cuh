@@ -47,7 +47,7 @@ __device__ inline unsigned long long wgmmaDescriptor(unsigned sharedAddress) {
 }
 
 // One m64nNk8 tf32 wgmma, D += A (registers, 4 a thread) * B (descriptor),
-// for N = 64, 128 and 256 (BM / 2 accumulators a thread).
+// for N = 64 and 256 (BM / 2 accumulators a thread).
 __device__ inline void wgmma_n64(float (&d)[32], const unsigned (&a)[4],
                                  unsigned long long desc) {
   asm volatile("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {"
@@ -58,24 +58,6 @@ __device__ inline void wgmma_n64(float (&d)[32], const unsigned (&a)[4],
                  "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                  "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                  "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
-}
-__device__ inline void wgmma_n128(float (&d)[64], const unsigned (&a)[4],
-                                 unsigned long long desc) {
-  asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
-               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-               "}, {%64, %65, %66, %67}, %68, 1, 1, 1;\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc));
 }
 __device__ inline void wgmma_n256(float (&d)[128], const unsigned (&a)[4],
@@ -114,8 +96,6 @@ __device__ inline void wgmmaTile(float (&d)[BM / 2], const unsigned (&a)[4],
                                  unsigned long long desc) {
   if constexpr (BM == 64)
     wgmma_n64(d, a, desc);
-  else if constexpr (BM == 128)
-    wgmma_n128(d, a, desc);
   else
     wgmma_n256(d, a, desc);
 }
