@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""Latency of dlc-compiled models next to onnxruntime, from one run.
+"""Latency of dlc-compiled models next to onnxruntime and PyTorch, from one run.
 
   bench/bench_latency.py [--models resnet18,resnet50,mobilenetv2,mlp,lenet] [--threads 1,2]
-                         [--repeat 30] [--rounds 3] [--out bench/results/latency.md]
+                         [--repeat 30] [--rounds 3] [--no-torch] [--out bench/results/latency.md]
 
-Both sides are timed the same way, in this process, on the same input:
-dlc through its C API (ctypes on the compiled .so, one dlc_run per call),
-onnxruntime through InferenceSession.run with intra_op_num_threads = the
-thread count. Each side runs --rounds times, alternating with the other;
-each round is the median of --repeat calls after warm-up, and each cell the
-best round (this VM's neighbours slow it for seconds at a time).
-Prints a markdown table with the dlc/onnxruntime ratio (< 1: dlc faster) and
-writes it to --out.
+A model name NAME_bN not among the built models (resnet50_b8) is built here
+at batch N from models/build_models.py. dlc and onnxruntime are timed the
+same way, in this process, on the same input: dlc through its C API (ctypes
+on the compiled .so, one dlc_run per call), onnxruntime through
+InferenceSession.run with intra_op_num_threads = the thread count. PyTorch
+(Debian's python3-torch 1.13 and python3-torchvision, which only
+/usr/bin/python3 has) runs in bench/torch_latency.py: the same
+architectures (torchvision's for the CNNs) with random weights, traced,
+frozen and optimized for inference (TorchScript), torch.set_num_threads =
+the thread count. The sides run --rounds times, alternating; each round is
+the median of --repeat calls after warm-up, and each cell the best round
+(this VM's neighbours slow it for seconds at a time). Prints a markdown
+table with the dlc/onnxruntime and dlc/PyTorch ratios (< 1: dlc faster)
+and writes it to --out.
 """
 import argparse
 import gc
@@ -30,6 +36,31 @@ import onnx
 import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TORCH_PYTHON = "/usr/bin/python3"
+
+
+def torch_available():
+    return subprocess.run([TORCH_PYTHON, "-c", "import torch, torchvision"],
+                          capture_output=True).returncode == 0
+
+
+def bench_torch(name, threads, repeat):
+    out = subprocess.run([TORCH_PYTHON, os.path.join(ROOT, "bench/torch_latency.py"), name,
+                          str(threads), str(repeat)], check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def model_path(name, models_dir, work):
+    """The built model, or NAME_bN made here from build_models.py at batch N."""
+    path = os.path.join(models_dir, name + ".onnx")
+    if os.path.exists(path) or "_b" not in name:
+        return path
+    sys.path.insert(0, os.path.join(ROOT, "models"))
+    import build_models
+    base, batch = name.rsplit("_b", 1)
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(getattr(build_models, base)(int(batch)), path)
+    return path
 
 
 def bench_dlc(lib_path, feeds, out_shapes, threads, repeat):
@@ -48,14 +79,19 @@ def main():
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--target", default="native")
+    ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/latency.md"))
     args = ap.parse_args()
 
     work = os.path.join(ROOT, "build/bench")
     os.makedirs(work, exist_ok=True)
+    with_torch = not args.no_torch and torch_available()
+    if not args.no_torch and not with_torch:
+        print("PyTorch left out: /usr/bin/python3 lacks torch or torchvision "
+              "(apt-get install python3-torch python3-torchvision)", file=sys.stderr)
     rows = []
     for name in args.models.split(","):
-        path = os.path.join(args.models_dir, name + ".onnx")
+        path = model_path(name, args.models_dir, work)
         lib = os.path.join(work, f"{name}.{args.target}.so")
         t0 = time.perf_counter()
         subprocess.run([args.dlc, "compile", path, "-o", lib, f"--target={args.target}"], check=True)
@@ -71,8 +107,10 @@ def main():
             # calls; the best round of each side is reported. A VM's
             # neighbours slow it for seconds at a time (up to 30% here), which
             # one block per side turned into a ratio off by as much.
-            dlc_ms = ort_ms = float("inf")
+            dlc_ms = ort_ms = torch_ms = float("inf")
             for _ in range(args.rounds):
+                if with_torch:
+                    torch_ms = min(torch_ms, bench_torch(name, threads, args.repeat))
                 ms, outs = bench_dlc(lib, feeds, out_shapes, threads, args.repeat)
                 dlc_ms = min(dlc_ms, ms)
                 so = ort.SessionOptions()
@@ -86,20 +124,29 @@ def main():
                 del sess
                 gc.collect()
             err = max(float(np.max(np.abs(outs[n] - r))) for (n, _), r in zip(out_shapes, ref))
-            rows.append((name, threads, dlc_ms, ort_ms, compile_s, err))
-            print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms", file=sys.stderr)
+            rows.append((name, threads, dlc_ms, ort_ms, torch_ms, compile_s, err))
+            print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms, "
+                  f"PyTorch {torch_ms:.3f} ms", file=sys.stderr)
 
-    lines = [f"# dlc vs onnxruntime {ort.__version__}: latency, batch as in the model",
+    torch_version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
+                                   capture_output=True, text=True).stdout.strip() if with_torch else ""
+    lines = [f"# dlc vs onnxruntime {ort.__version__}"
+             + (f" and PyTorch {torch_version} (TorchScript, frozen)" if with_torch else "")
+             + ": latency, batch as in the model",
              "",
              f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
              f"{args.rounds} alternating rounds per side, each the median of {args.repeat} calls after 3 "
              f"warm-up calls; the best round of each side. Command: `python3 bench/bench_latency.py "
-             f"--models {args.models} --threads {args.threads} --repeat {args.repeat} --rounds {args.rounds}`",
+             f"--models {args.models} --threads {args.threads} --repeat {args.repeat} --rounds {args.rounds}`. "
+             "max abs diff: dlc's output against onnxruntime's (PyTorch runs other, random weights).",
              "",
-             "| model | threads | dlc ms | onnxruntime ms | dlc / onnxruntime | dlc compile s | max abs diff |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    for name, threads, d, o, c, e in rows:
-        lines.append(f"| {name} | {threads} | {d:.3f} | {o:.3f} | {d / o:.2f} | {c:.1f} | {e:.1e} |")
+             "| model | threads | dlc ms | onnxruntime ms | PyTorch ms | dlc / onnxruntime | dlc / PyTorch "
+             "| dlc compile s | max abs diff |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, threads, d, o, t, c, e in rows:
+        tcell, tratio = (f"{t:.3f}", f"{d / t:.2f}") if t != float("inf") else ("-", "-")
+        lines.append(f"| {name} | {threads} | {d:.3f} | {o:.3f} | {tcell} | {d / o:.2f} | {tratio} "
+                     f"| {c:.1f} | {e:.1e} |")
     write_report("\n".join(lines) + "\n", args.out)
 
 
