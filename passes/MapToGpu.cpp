@@ -19,6 +19,7 @@
 //   weights), each one pointer under the bare-pointer calling convention.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -148,33 +149,6 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
   }
 
-  /// A float32 contraction (matmul, or a conv's im2col GEMM, with at most
-  /// one batch dim) of static shape: the tensor-core GEMM kernel's work.
-  static bool isLibraryGemm(linalg::LinalgOp op) {
-    if (!op.hasPureBufferSemantics() || !linalg::isaContractionOpInterface(op) ||
-        op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-      return false;
-    for (OpOperand &operand : op->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
-        return false;
-      int64_t offset;
-      SmallVector<int64_t> strides;
-      if (failed(getStridesAndOffset(type, strides, offset)) ||
-          ShapedType::isDynamic(offset) || llvm::any_of(strides, ShapedType::isDynamic))
-        return false;
-    }
-    if (!llvm::all_of(op.getIndexingMapsArray(),
-                      [](AffineMap m) { return m.isProjectedPermutation(); }))
-      return false;
-    // One batch dim at most: a true one, or (a conv's im2col GEMM, whose
-    // weights every image shares) a second N-like dim A does not index.
-    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    return succeeded(dims) && dims->m.size() == 1 && dims->k.size() == 1 &&
-           dims->batch.size() + dims->n.size() <= 2 && !dims->n.empty() &&
-           op.getNumLoops() == 2 + dims->batch.size() + dims->n.size();
-  }
-
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (func.isExternal())
@@ -184,7 +158,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     SmallVector<linalg::LinalgOp> linalgOps;
     for (Operation &op : block)
       if (auto l = dyn_cast<linalg::LinalgOp>(&op)) {
-        if (libraryGemm && isLibraryGemm(l))
+        if (libraryGemm && dlc::isLibraryGemm(l))
           l->setAttr("dlc.library_gemm", rewriter.getUnitAttr());
         else
           linalgOps.push_back(l);

@@ -262,6 +262,17 @@ def PlanWeights : Pass<"dlc-plan-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def FoldGemmZeroInit : Pass<"dlc-fold-gemm-zero-init", "mlir::func::FuncOp"> {
+  let summary = "Let library GEMMs overwrite their output instead of adding into zeros";
+  let description = [{
+    For the CUDA back end, after the memory plan and before dlc-map-to-gpu.
+    Where the last write to a library GEMM's output (passes/LibraryGemm.h)
+    is a zero fill of exactly that memory, or a copy into it from memory a
+    zero fill last wrote, that fill or copy is removed and the GEMM marked
+    `dlc.gemm_overwrite`: its kernel stores C = A B instead of C += A B.
+  }];
+}
+
 def MapToGpu : Pass<"dlc-map-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Turn the planned entry's loops into gpu.launch ops, one thread per iteration";
   let description = [{

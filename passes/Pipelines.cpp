@@ -160,6 +160,9 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   pm.addPass(createPlanMemory());
   pm.addPass(createVerifyNoHeapAlloc());
   pm.addPass(createPlanWeights());
+  // The GEMM kernel stores its output where it would add into zeros.
+  if (opts.libraryGemm)
+    pm.addNestedPass<func::FuncOp>(createFoldGemmZeroInit());
   MapToGpuOptions map;
   map.threadsPerBlock = opts.threadsPerBlock;
   map.libraryGemm = opts.libraryGemm;

@@ -18,6 +18,7 @@
 #include "Artifact.h"
 #include "dlc/Compile.h"
 #include "dlc/DType.h"
+#include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -186,10 +187,12 @@ int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel ker
 }
 
 /// The tensor-core GEMM's launch for a contraction MapToGpu left in the
-/// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride.
+/// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride, or C[b] =
+/// (dlc.gemm_overwrite), in which case a GEMM that splits K gets `zero`, a
+/// launch zeroing C before it.
 bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
                 const std::string &chip, const std::string &precision, Launch &l,
-                std::string &error) {
+                std::optional<Launch> &zero, std::string &error) {
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims)) {
     error = "internal error: a library GEMM is not a contraction";
@@ -277,6 +280,17 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());
   l.args.push_back({"i64", 0, splits});
+  bool overwrite = op->hasAttr(dlc::kGemmOverwriteAttr);
+  l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
+  if (overwrite && splits > 1) {
+    Launch z;
+    z.image = 1;
+    z.kernel = "dlc_gemm_zero";
+    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = batches;
+    z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
+    z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
+    zero = std::move(z);
+  }
   return true;
 }
 
@@ -349,9 +363,12 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
       continue;
     if (op.hasAttr("dlc.library_gemm")) {
       Launch l;
+      std::optional<Launch> zero;
       if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
-                      opts.precision, l, error))
+                      opts.precision, l, zero, error))
         return false;
+      if (zero)
+        out.launches.push_back(std::move(*zero));
       out.launches.push_back(std::move(l));
       out.usesGemm = true;
       continue;

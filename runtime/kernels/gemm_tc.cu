@@ -21,9 +21,11 @@
 // - general: bounds-checked element loads (zeros past the edges, any
 //   strides, rounding to the staged type), single-buffered.
 // The epilogue adds into C through a per-warp staging tile, so whatever C
-// held (zero, the bias) is kept. With `splits` > 1 the K range is split
-// over grid.z (small-M/N layers would otherwise leave most SMs idle) and
-// the parts are added with atomicAdd: the sum's order then varies.
+// held (the bias) is kept, or with `beta` 0 stores into it (the output's
+// zero start folded away: dlc-fold-gemm-zero-init). With `splits` > 1 the
+// K range is split over grid.z (small-M/N layers would otherwise leave most
+// SMs idle) and the parts are added with atomicAdd (onto zeros dlc_gemm_zero
+// wrote, with `beta` 0): the sum's order then varies.
 #include <mma.h>
 #if defined(DLC_PRECISION_BF16)
 #include <cuda_bf16.h>
@@ -74,7 +76,8 @@ template <int BM>
 __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
                      float *__restrict__ C, long long M, long long N, long long K, long long sAb,
                      long long sAm, long long sAk, long long sBb, long long sBk, long long sBn,
-                     long long sCb, long long sCm, long long sCn, long long splits) {
+                     long long sCb, long long sCm, long long sCn, long long splits,
+                     long long beta) {
   constexpr int MI = BM / 32; // fragments down a warp's tile
   extern __shared__ __align__(128) unsigned char smem[];
   typedef Staged ATile[BM][BK + PAD];
@@ -220,7 +223,7 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
           if (splits > 1)
             atomicAdd(&C[gm * sCm + gn * sCn], Cs[warp][e]);
           else
-            C[gm * sCm + gn * sCn] += Cs[warp][e];
+            C[gm * sCm + gn * sCn] = beta ? C[gm * sCm + gn * sCn] + Cs[warp][e] : Cs[warp][e];
         }
       }
       __syncwarp();
@@ -232,8 +235,18 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
 #define DLC_GEMM_PARAMS                                                                       \
   const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, long long M,   \
       long long N, long long K, long long sAb, long long sAm, long long sAk, long long sBb,     \
-      long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits
-#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits
+      long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits, \
+      long long beta
+#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits, beta
+
+// C[b] = 0 (M x N, any strides; grid.z the batch): before a GEMM that
+// stores its output (beta 0) but splits K, whose parts add atomically.
+extern "C" __global__ void dlc_gemm_zero(float *__restrict__ C, long long M, long long N,
+                                         long long sCb, long long sCm, long long sCn) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < M * N)
+    C[blockIdx.z * sCb + i / N * sCm + i % N * sCn] = 0.0f;
+}
 
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm(DLC_GEMM_PARAMS) {
   gemm<128>(DLC_GEMM_ARGS);
@@ -386,7 +399,7 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
           if (splits > 1)
             atomicAdd(c, acc[i][j][e]);
           else
-            *c += acc[i][j][e];
+            *c = beta ? *c + acc[i][j][e] : acc[i][j][e];
         }
       }
 }

@@ -1,7 +1,8 @@
 // dlc_gemm_wgmma*: the tf32 GEMM on Hopper's warpgroup tensor cores (wgmma,
 // sm_90a), included by gemm_tc.cu where it is compiled for sm_90a. Same
 // contract as dlc_gemm_tf32: C[b] += A[b] * B[b], A's rows (k) and B's rows
-// (n) contiguous, any row strides, split K over grid.z with atomicAdd.
+// (n) contiguous, any row strides, split K over grid.z with atomicAdd, and
+// with beta 0 C = A B.
 //
 // wgmma takes tf32 operands only K-major (the multiplicand's k contiguous).
 // A is (m rows of k) and so qualifies; B (k rows of n) does not. So the kernel
@@ -246,7 +247,7 @@ template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAM
         if (splits > 1)
           atomicAdd(c, d[4 * j + e]);
         else
-          *c += d[4 * j + e];
+          *c = beta ? *c + d[4 * j + e] : d[4 * j + e];
       }
     }
 }

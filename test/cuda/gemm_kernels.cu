@@ -9,6 +9,8 @@
 //           -Iruntime/kernels test/cuda/gemm_kernels.cu -o devrun/gemm_kernels
 // Device: devrun/gemm_kernels   (through the device tool, carrying devrun/)
 // Splits follow dlc's rule (CompileCuda's gemmLaunch) for each kernel's tile.
+// Each kernel runs once adding into C (beta 1) and once storing (beta 0,
+// after dlc_gemm_zero where K is split), both checked.
 #define DLC_PRECISION_TF32
 #include "gemm_tc.cu"
 #include <algorithm>
@@ -56,7 +58,7 @@ struct Shape {
 };
 
 float launch(const GemmKernel &k, const float *A, const float *B, float *C, const Shape &s,
-             long long splits, int reps) {
+             long long splits, int reps, long long beta = 1) {
   long long sAb = s.sharedA ? 0 : s.M * s.K, sBb = s.K * s.N, sCb = s.M * s.N;
   CHECK(cudaFuncSetAttribute(k.f, cudaFuncAttributeMaxDynamicSharedMemorySize, k.shared));
   dim3 grid((s.N + 127) / 128, (s.M + k.bm - 1) / k.bm, s.batch * splits);
@@ -64,9 +66,12 @@ float launch(const GemmKernel &k, const float *A, const float *B, float *C, cons
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   cudaEventRecord(e0);
-  for (int r = 0; r < reps; ++r)
+  for (int r = 0; r < reps; ++r) {
+    if (!beta && splits > 1)
+      dlc_gemm_zero<<<dim3((s.M * s.N + 255) / 256, 1, s.batch), 256>>>(C, s.M, s.N, sCb, s.N, 1);
     k.f<<<grid, k.threads, k.shared>>>(A, B, C, s.M, s.N, s.K, sAb, s.K, 1, sBb, s.N, 1, sCb, s.N,
-                                       1, splits);
+                                       1, splits, beta);
+  }
   cudaEventRecord(e1);
   CHECK(cudaEventSynchronize(e1));
   CHECK(cudaGetLastError());
@@ -124,7 +129,14 @@ int main() {
       double err = 0;
       for (long long i = 0; i < nC; ++i)
         err = std::max(err, (double)fabs(out[i] - ref[i]));
-      bool ok = err / largest < 5e-3;
+      // Storing: against the reference less C's start.
+      cudaMemcpy(C, hC.data(), nC * 4, cudaMemcpyHostToDevice);
+      launch(k, A, B, C, s, splits, 1, 0);
+      cudaMemcpy(out.data(), C, nC * 4, cudaMemcpyDeviceToHost);
+      double errStore = 0;
+      for (long long i = 0; i < nC; ++i)
+        errStore = std::max(errStore, (double)fabs(out[i] + hC[i] - ref[i]));
+      bool ok = err / largest < 5e-3 && errStore / largest < 5e-3;
       failures += !ok;
       launch(k, A, B, C, s, splits, 3);
       float ms = launch(k, A, B, C, s, splits, 10);
