@@ -14,7 +14,8 @@
 // alloc), read off each view's type: the fill or copy must cover exactly the
 // GEMM's output, contiguously, and be the last op before the GEMM that
 // touches memory; a copy's source must have been last written by a fill of
-// zeros covering it exactly. Anything unknown in between keeps the IR.
+// zeros covering it exactly; the GEMM's operands must not read the output's
+// memory. Anything unknown in between keeps the IR.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/LibraryGemm.h"
@@ -167,6 +168,13 @@ struct FoldGemmZeroInitPass : dlc::impl::FoldGemmZeroInitBase<FoldGemmZeroInitPa
       std::optional<ByteRange> out = rangeOf(gemm.getDpsInits()[0]);
       Operation *init = previousEffect(gemm);
       if (!out || !out->contiguous || !init)
+        continue;
+      // An operand read from the output's memory would see zeros before and
+      // the kernel's partial results after.
+      if (llvm::any_of(gemm.getDpsInputs(), [&](Value in) {
+            std::optional<ByteRange> r = rangeOf(in);
+            return !r || r->overlaps(*out);
+          }))
         continue;
       bool zeros = false;
       if (isZeroFill(init)) {
