@@ -584,7 +584,7 @@ bool compileGemmKernel(const std::string &chip, const std::string &precision, bo
   }
   // wgmma (gemm_wgmma.cuh) needs the architecture-specific sm_90a.
   std::string arch = std::string("--gpu-architecture=") + (asPtx ? "compute_" : "sm_") +
-                     chip.substr(3) + (chip == "sm_90" ? "a" : "");
+                     (usesWgmma(chip) ? "90a" : chip.substr(3));
   std::string define = "-DDLC_PRECISION_" + llvm::StringRef(precision).upper();
   std::string include = "-I" + cudaToolkit() + "/include";
   std::string kernels = "-I" + runtimeDir() + "/kernels";

@@ -72,6 +72,23 @@ __device__ inline void copy4(void *smem, const void *gmem, bool valid) {
                "r"(valid ? 4 : 0));
 }
 
+// This block's share [begin, end) of K, split `split` of `splits`, in whole
+// steps of 32 (every kernel's K step), so that only the last split ends
+// short of a step.
+struct KRange {
+  long long begin, end;
+};
+__device__ inline KRange splitK(long long K, long long splits, long long split) {
+  long long steps = (K + 31) / 32, per = (steps + splits - 1) / splits;
+  return {split * per * 32, min(K, (split + 1) * per * 32)};
+}
+
+// Whether rows of `width` floats, `stride` floats apart from `p`, can be
+// copied 16 bytes at a time.
+__device__ inline bool wideRows(const float *p, long long stride, long long width) {
+  return stride % 4 == 0 && width % 4 == 0 && ((unsigned long long)p & 15) == 0;
+}
+
 template <int BM>
 __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
                      float *__restrict__ C, long long M, long long N, long long K, long long sAb,
@@ -92,9 +109,9 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
   A += b * sAb;
   B += b * sBb;
   C += b * sCb;
-  // This block's share of K, in whole BK tiles.
-  const long long tiles = (K + BK - 1) / BK, per = (tiles + splits - 1) / splits;
-  const long long kBegin = split * per * BK, kEnd = min(K, (split + 1) * per * BK);
+  // This block's share of K (BK is splitK's step of 32).
+  const KRange ks = splitK(K, splits, split);
+  const long long kBegin = ks.begin, kEnd = ks.end;
 
   wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[MI][2];
 #pragma unroll
@@ -135,8 +152,7 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
 #if defined(DLC_PRECISION_TF32)
   // Per operand: 16-byte pieces where rows and K (or N) are multiples of 4
   // floats, else single floats; either way asynchronous and zero-filled.
-  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
-  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+  const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
   const bool fast = sAk == 1 && sBn == 1;
 #else
   const bool wideA = false, wideB = false, fast = false;
@@ -288,10 +304,9 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
   A += b * sAb;
   B += b * sBb;
   C += b * sCb;
-  const long long tiles = (K + 31) / 32, per = (tiles + splits - 1) / splits;
-  const long long kBegin = split * per * 32, kEnd = min(K, (split + 1) * per * 32);
-  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
-  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+  const KRange ks = splitK(K, splits, split);
+  const long long kBegin = ks.begin, kEnd = ks.end;
+  const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
 
   auto load = [&](int stage, long long k0) {
     if (wideA) {

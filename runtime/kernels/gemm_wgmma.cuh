@@ -126,10 +126,9 @@ template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAM
   A += b * sAb;
   B += b * sBb;
   C += b * sCb;
-  const long long tiles = (K + 31) / 32, per = (tiles + splits - 1) / splits;
-  const long long kBegin = split * per * 32, kEnd = min(K, (split + 1) * per * 32);
-  const bool wideA = sAm % 4 == 0 && K % 4 == 0 && ((unsigned long long)A & 15) == 0;
-  const bool wideB = sBk % 4 == 0 && N % 4 == 0 && ((unsigned long long)B & 15) == 0;
+  const KRange ks = splitK(K, splits, split);
+  const long long kBegin = ks.begin, kEnd = ks.end;
+  const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
 
   auto load = [&](int stage, long long k0) {
     float *as = As + stage * BM * 32;

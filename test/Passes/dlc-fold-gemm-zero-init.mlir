@@ -68,3 +68,39 @@ func.func @not_zeros(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %arena: memref<
   linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// memref.copy from zeros folds like linalg.copy.
+// CHECK-LABEL: func.func @memref_copy_of_zeros
+// CHECK-NOT: memref.copy
+// CHECK: linalg.matmul {dlc.gemm_overwrite}
+func.func @memref_copy_of_zeros(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %arena: memref<1024xi8>) {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %z = memref.view %arena[%c0][] : memref<1024xi8> to memref<4x8xf32>
+  %c = memref.view %arena[%c128][] : memref<1024xi8> to memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<4x8xf32>)
+  memref.copy %z, %c : memref<4x8xf32> to memref<4x8xf32>
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// Kept: an operand reads the output's memory (here B overlaps C), which
+// must see zeros.
+// CHECK-LABEL: func.func @operand_reads_output
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.matmul ins
+// CHECK-NOT: dlc.gemm_overwrite
+func.func @operand_reads_output(%a: memref<4x8xf32>, %arena: memref<1024xi8>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.view %arena[%c0][] : memref<1024xi8> to memref<4x8xf32>
+  %b = memref.view %arena[%c0][] : memref<1024xi8> to memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
+  return
+}
