@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -149,8 +150,10 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 /// (Upstream's im2col gathers along the flattened OH*OW, with a vector
 /// div/rem per element and no contiguous loads.)
 struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  Im2ColConv(MLIRContext *ctx, GemmLayout layout) : OpRewritePattern(ctx), layout(layout) {}
+  Im2ColConv(MLIRContext *ctx, GemmLayout layout, bool foldPadding)
+      : OpRewritePattern(ctx), layout(layout), foldPadding(foldPadding) {}
   GemmLayout layout;
+  bool foldPadding; ///< plain GEMMs: read a zero pad's source (see im2colColumns)
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
     if (!conv.hasPureTensorSemantics())
@@ -206,8 +209,22 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return success();
     }
 
-    recordKernel(conv, "im2col + plain GEMM");
-    Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d);
+    // A zero pad of H and W alone: the gather reads its source instead
+    // (on the GPU the padded copy cost a fill and a copy of the input).
+    SmallVector<int64_t> pad;
+    auto padOp = x.getDefiningOp<tensor::PadOp>();
+    if (foldPadding && padOp && padOp.getConstantPaddingValue() &&
+        matchPattern(padOp.getConstantPaddingValue(), m_AnyZeroFloat()) &&
+        padOp.getSourceType().hasStaticShape()) {
+      ArrayRef<int64_t> low = padOp.getStaticLow(), high = padOp.getStaticHigh();
+      if (llvm::none_of(low, ShapedType::isDynamic) && llvm::none_of(high, ShapedType::isDynamic) &&
+          low[0] == 0 && low[1] == 0 && high[0] == 0 && high[1] == 0) {
+        pad = {low[2], low[3]};
+        x = padOp.getSource();
+      }
+    }
+    recordKernel(conv, pad.empty() ? "im2col + plain GEMM" : "im2col (padding folded) + plain GEMM");
+    Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, pad);
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
@@ -308,7 +325,8 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     // skip the gather (higher benefit).
     RewritePatternSet patterns(&getContext());
     GemmLayout layout{packRows, padLanes};
-    patterns.add<PointwiseConvToGemm, Im2ColConv>(&getContext(), layout);
+    patterns.add<PointwiseConvToGemm>(&getContext(), layout);
+    patterns.add<Im2ColConv>(&getContext(), layout, foldPadding);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -2,20 +2,22 @@
 //
 // Bufferization gives every conv GEMM's output a zero start: a linalg.fill
 // of the output, or (where one zero tensor serves several convs) a copy from
-// a buffer filled with zeros once. On the GPU each is a pass over the whole
-// output before the GEMM adds into it: at ResNet-50 batch 32, 53 of them.
-// This pass, after the memory plan and before dlc-map-to-gpu, removes such a
-// fill or copy where it is the last write to a library GEMM's output
-// (passes/LibraryGemm.h) and marks the GEMM dlc.gemm_overwrite: its kernel
-// then stores C = A B. (Where the kernel splits K over blocks, the compiler
-// zeroes C itself first, in a smaller launch.)
+// a buffer filled with zeros once, the last of those convs accumulating in
+// that buffer itself. On the GPU each is a pass over the whole output
+// before the GEMM adds into it: at ResNet-50 batch 32, 53 of them. This
+// pass, after bufferization and before the memory plan, marks a library
+// GEMM (passes/LibraryGemm.h) dlc.gemm_overwrite where the last write to its
+// output is such a fill or copy (its kernel then stores C = A B; where it
+// splits K over blocks the compiler zeroes C first, in a smaller launch),
+// and removes that fill or copy unless something between reads it. A zero
+// buffer left with nothing but its fill goes too.
 //
-// Memory is compared by byte range of one root (the arena argument, or an
-// alloc), read off each view's type: the fill or copy must cover exactly the
-// GEMM's output, contiguously, and be the last op before the GEMM that
-// touches memory; a copy's source must have been last written by a fill of
-// zeros covering it exactly; the GEMM's operands must not read the output's
-// memory. Anything unknown in between keeps the IR.
+// Memory is compared by byte range of one root (an alloc, a global or the
+// arena argument), read off each view's type: the fill or copy must cover
+// exactly the GEMM's output, contiguously; a copy's source must have been
+// last written by a fill of zeros covering it exactly; the GEMM's operands
+// must not read the output's memory. Anything unknown in between keeps
+// the IR.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/LibraryGemm.h"
@@ -27,6 +29,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
 
 #include <optional>
 
@@ -38,57 +43,8 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// Bytes [begin, end) of `root` that a memref view spans (its hull), and
-/// whether it covers them contiguously.
-struct ByteRange {
-  Value root;
-  int64_t begin = 0, end = 0;
-  bool contiguous = false;
-
-  bool same(const ByteRange &o) const {
-    return root == o.root && begin == o.begin && end == o.end && contiguous && o.contiguous;
-  }
-  bool overlaps(const ByteRange &o) const {
-    return root == o.root && begin < o.end && o.begin < end;
-  }
-};
-
-std::optional<ByteRange> rangeOf(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
-      failed(getStridesAndOffset(type, strides, offset)) || ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return std::nullopt;
-  int64_t bytes = type.getElementTypeBitWidth() / 8, last = offset;
-  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
-    last += (size - 1) * stride;
-  // Down to the root: subviews and reshapes keep the aligned pointer (their
-  // types carry the offset from it); memref.view moves it by a byte shift.
-  int64_t shift = 0;
-  Value cur = v;
-  while (Operation *def = cur.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(def))
-      break;
-    if (auto view = dyn_cast<memref::ViewOp>(def)) {
-      std::optional<int64_t> s = getConstantIntValue(view.getByteShift());
-      if (!s)
-        return std::nullopt;
-      shift += *s;
-      cur = view.getSource();
-      continue;
-    }
-    if (isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp>(
-            def)) {
-      cur = def->getOperand(0);
-      continue;
-    }
-    return std::nullopt;
-  }
-  return ByteRange{cur, shift + offset * bytes, shift + (last + 1) * bytes,
-                   memref::isStaticShapeAndContiguousRowMajor(type)};
-}
+using dlc::ByteRange;
+using dlc::rangeOf;
 
 /// What `op` writes, as byte ranges; nullopt where that is not known.
 std::optional<SmallVector<ByteRange>> writesOf(Operation *op) {
@@ -128,19 +84,36 @@ bool isZeroFill(Operation *op) {
   return fill && fill.hasPureBufferSemantics() && matchPattern(fill.value(), m_AnyZeroFloat());
 }
 
-/// The nearest op before `from` (in its block) that touches memory.
-Operation *previousEffect(Operation *from) {
-  for (Operation *op = from->getPrevNode(); op; op = op->getPrevNode())
-    if (!isMemoryEffectFree(op))
-      return op;
-  return nullptr;
+/// Whether `op` may read memory overlapping `r`: through its operands or
+/// memrefs its regions use (not an init its payload ignores, nor the output
+/// of a GEMM that overwrites it).
+bool mayRead(Operation *op, const ByteRange &r) {
+  SmallVector<Value> read;
+  if (auto l = dyn_cast<linalg::LinalgOp>(op)) {
+    for (OpOperand *in : l.getDpsInputOperands())
+      read.push_back(in->get());
+    for (OpOperand &init : l.getDpsInitsMutable())
+      if (l.payloadUsesValueFromOperand(&init) && !op->hasAttr(dlc::kGemmOverwriteAttr))
+        read.push_back(init.get());
+  } else {
+    read.append(op->operand_begin(), op->operand_end());
+  }
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegions(), captured);
+  read.append(captured.begin(), captured.end());
+  return llvm::any_of(read, [&](Value v) {
+    if (!isa<BaseMemRefType>(v.getType()))
+      return false;
+    std::optional<ByteRange> vr = rangeOf(v);
+    return !vr || vr->overlaps(r);
+  });
 }
 
 /// Whether the last write before `copy` to memory overlapping `source` is a
 /// zero fill of exactly `source`.
 bool sourceIsZeros(Operation *copy, const ByteRange &source) {
   for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
-    if (isMemoryEffectFree(op))
+    if (!dlc::touchesData(op))
       continue;
     std::optional<SmallVector<ByteRange>> writes = writesOf(op);
     if (!writes)
@@ -161,13 +134,13 @@ struct FoldGemmZeroInitPass : dlc::impl::FoldGemmZeroInitBase<FoldGemmZeroInitPa
     if (func.isExternal())
       return;
     SmallVector<linalg::LinalgOp> gemms;
+    llvm::SetVector<Value> zeroSources; // the buffers folded copies read
     for (Operation &op : func.getBody().front())
       if (auto l = dyn_cast<linalg::LinalgOp>(&op); l && dlc::isLibraryGemm(l))
         gemms.push_back(l);
     for (linalg::LinalgOp gemm : gemms) {
       std::optional<ByteRange> out = rangeOf(gemm.getDpsInits()[0]);
-      Operation *init = previousEffect(gemm);
-      if (!out || !out->contiguous || !init)
+      if (!out || !out->contiguous)
         continue;
       // An operand read from the output's memory would see zeros before and
       // the kernel's partial results after.
@@ -176,24 +149,72 @@ struct FoldGemmZeroInitPass : dlc::impl::FoldGemmZeroInitBase<FoldGemmZeroInitPa
             return !r || r->overlaps(*out);
           }))
         continue;
-      bool zeros = false;
-      if (isZeroFill(init)) {
-        std::optional<ByteRange> filled = rangeOf(cast<linalg::FillOp>(init).getDpsInits()[0]);
-        zeros = filled && filled->same(*out);
-      } else if (auto copy = dyn_cast<linalg::CopyOp>(init)) {
-        std::optional<ByteRange> to = rangeOf(copy.getDpsInits()[0]);
-        std::optional<ByteRange> from = rangeOf(copy.getDpsInputs()[0]);
-        zeros = to && from && to->same(*out) && sourceIsZeros(copy, *from);
-      } else if (auto copy = dyn_cast<memref::CopyOp>(init)) {
-        std::optional<ByteRange> to = rangeOf(copy.getTarget());
-        std::optional<ByteRange> from = rangeOf(copy.getSource());
-        zeros = to && from && to->same(*out) && sourceIsZeros(copy, *from);
+      // The last write to the output before the GEMM: zeros?
+      bool readBetween = false;
+      Operation *start = nullptr;
+      Value source; // a copy's
+      for (Operation *op = gemm->getPrevNode(); op; op = op->getPrevNode()) {
+        if (!dlc::touchesData(op))
+          continue;
+        std::optional<SmallVector<ByteRange>> writes = writesOf(op);
+        if (!writes)
+          break;
+        if (!llvm::any_of(*writes, [&](const ByteRange &w) { return w.overlaps(*out); })) {
+          readBetween |= mayRead(op, *out);
+          continue;
+        }
+        std::optional<ByteRange> to, from;
+        if (isZeroFill(op)) {
+          to = rangeOf(cast<linalg::FillOp>(op).getDpsInits()[0]);
+        } else if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+          to = rangeOf(copy.getDpsInits()[0]);
+          from = rangeOf(copy.getDpsInputs()[0]);
+        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          to = rangeOf(copy.getTarget());
+          from = rangeOf(copy.getSource());
+        }
+        bool isCopy = !isZeroFill(op);
+        if (to && to->same(*out) && (!isCopy || (from && sourceIsZeros(op, *from)))) {
+          start = op;
+          source = isCopy ? from->root : Value();
+        }
+        break;
       }
-      if (!zeros)
+      if (!start)
         continue;
-      init->erase();
       gemm->setAttr(dlc::kGemmOverwriteAttr, UnitAttr::get(&getContext()));
+      // The zero start goes unless something between reads it.
+      if (!readBetween)
+        start->erase();
+      if (source)
+        zeroSources.insert(source);
     }
+    for (Value source : zeroSources)
+      eraseIfOnlyFilled(source);
+  }
+
+  /// Zero buffers whose copies all went: an alloc that nothing but fills
+  /// (and its dealloc) uses is removed, fills included.
+  static void eraseIfOnlyFilled(Value root) {
+    auto alloc = root.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      return;
+    SmallVector<Operation *> users, work{alloc};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        if (isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp,
+                memref::CastOp>(user))
+          work.push_back(user);
+        else if (!isZeroFill(user) && !isa<memref::DeallocOp>(user))
+          return;
+        users.push_back(user);
+      }
+    }
+    // Each user was found after what it uses.
+    for (Operation *user : llvm::reverse(users))
+      user->erase();
+    alloc->erase();
   }
 };
 } // namespace

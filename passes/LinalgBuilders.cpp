@@ -206,7 +206,7 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<
 
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into) {
+                    Value into, ArrayRef<int64_t> pad) {
   auto in = tensorType(xp);
   Type elem = in.getElementType();
   SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1), kh, kw, oh, ow};
@@ -231,9 +231,26 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
               };
               return nb.create<arith::AddIOp>(l, scaled(k, dil), scaled(o, stride));
             };
-            Value v = nb.create<tensor::ExtractOp>(
-                l, xp, ValueRange{index(0), index(1), at(4, 2, s[0], d[0]), at(5, 3, s[1], d[1])});
-            nb.create<linalg::YieldOp>(l, v);
+            Value h = at(4, 2, s[0], d[0]), w = at(5, 3, s[1], d[1]);
+            if (pad.empty()) {
+              Value v = nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(1), h, w});
+              nb.create<linalg::YieldOp>(l, v);
+              return;
+            }
+            // Unpadded input: (h - top, w - left), zero outside (one
+            // unsigned compare per axis), read at a clamped address.
+            auto c = [&](int64_t v) { return nb.create<arith::ConstantIndexOp>(l, v); };
+            h = nb.create<arith::SubIOp>(l, h, c(pad[0]));
+            w = nb.create<arith::SubIOp>(l, w, c(pad[1]));
+            Value inside = nb.create<arith::AndIOp>(
+                l,
+                nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, h, c(in.getDimSize(2))),
+                nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, w, c(in.getDimSize(3))));
+            h = nb.create<arith::SelectOp>(l, inside, h, c(0));
+            w = nb.create<arith::SelectOp>(l, inside, w, c(0));
+            Value v = nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(1), h, w});
+            Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
+            nb.create<linalg::YieldOp>(l, nb.create<arith::SelectOp>(l, inside, v, zero).getResult());
           })
       .getResult(0);
 }

@@ -96,10 +96,12 @@ constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with
 /// stride 1 each row is a contiguous read of xp (plain vector loads).
 /// With `into` ([N, C, KH, KW, OH, OW], possibly a view of a larger buffer),
-/// the columns are written there.
+/// the columns are written there. With `pad` ({top, left}), `xp` is the
+/// unpadded input and the columns read zeros outside it (no padded copy:
+/// the GPU's choice; the CPU's vectorized gather wants the padded rows).
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into = nullptr);
+                    Value into = nullptr, ArrayRef<int64_t> pad = {});
 
 /// `init` + the sum, over the reduction dims of `iters`, of `term(inputs)`,
 /// for a reduction whose innermost loop dim (a reduction, the last index of

@@ -68,6 +68,9 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
            "register-tile rows: constant filters re-packed into row panels (0: off)">,
     Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
            "with pack-rows, pixels padded to a multiple of this (register-tile lanes)">,
+    Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
+           "unpacked im2col reads a zero-padded input's source, zeros outside it, "
+           "instead of a padded copy">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::arith::ArithDialect",
@@ -265,11 +268,26 @@ def PlanWeights : Pass<"dlc-plan-weights", "mlir::ModuleOp"> {
 def FoldGemmZeroInit : Pass<"dlc-fold-gemm-zero-init", "mlir::func::FuncOp"> {
   let summary = "Let library GEMMs overwrite their output instead of adding into zeros";
   let description = [{
-    For the CUDA back end, after the memory plan and before dlc-map-to-gpu.
+    For the CUDA back end, after bufferization and before the memory plan.
     Where the last write to a library GEMM's output (passes/LibraryGemm.h)
     is a zero fill of exactly that memory, or a copy into it from memory a
-    zero fill last wrote, that fill or copy is removed and the GEMM marked
-    `dlc.gemm_overwrite`: its kernel stores C = A B instead of C += A B.
+    zero fill last wrote, the GEMM is marked `dlc.gemm_overwrite` (its
+    kernel stores C = A B instead of C += A B) and the fill or copy removed
+    unless something between reads it; zero buffers left unread go too.
+  }];
+}
+
+def FuseGemmEpilogue : Pass<"dlc-fuse-gemm-epilogue", "mlir::func::FuncOp"> {
+  let summary = "Mark a conv GEMM's elementwise tail for the GEMM kernel's epilogue";
+  let description = [{
+    For the CUDA back end, after dlc-fold-gemm-zero-init and before
+    dlc-plan-memory. Where a library GEMM that overwrites its output is
+    followed by an elementwise linalg.generic computing
+    act(x * scale[m] + shift[m] + r * rscale[m] + rshift[m]) of its output
+    x (every term optional; act none, relu or a clamp), and nothing else
+    reads x, the generic gets `dlc.gemm_epilogue`: which of its inputs is
+    which part. The compiler then runs it inside the GEMM's store; the IR
+    keeps both ops and their meaning.
   }];
 }
 

@@ -150,19 +150,27 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) {
   addLowerToLinalg(pm, /*maxWorkspaceBytes=*/0);
   // Convs as im2col + GEMM where the GEMM runs on tensor cores.
-  if (opts.libraryGemm)
-    pm.addNestedPass<func::FuncOp>(createConvToIm2Col());
+  if (opts.libraryGemm) {
+    ConvToIm2ColOptions im2col;
+    im2col.foldPadding = true;
+    pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   addBufferization(pm);
+  // The GEMM kernel stores its output where it would add into zeros, and
+  // runs the elementwise tail after it (BatchNorm, residual, ReLU) itself;
+  // before the memory plan, which must then keep the GEMM's operands apart
+  // from the tail's output.
+  if (opts.libraryGemm) {
+    pm.addNestedPass<func::FuncOp>(createFoldGemmZeroInit());
+    pm.addNestedPass<func::FuncOp>(createFuseGemmEpilogue());
+  }
   // One device arena, one weights buffer: the entry's arguments are then
   // inputs, outputs, arena, weights, and kernels read nothing else.
   pm.addPass(createPlanMemory());
   pm.addPass(createVerifyNoHeapAlloc());
   pm.addPass(createPlanWeights());
-  // The GEMM kernel stores its output where it would add into zeros.
-  if (opts.libraryGemm)
-    pm.addNestedPass<func::FuncOp>(createFoldGemmZeroInit());
   MapToGpuOptions map;
   map.threadsPerBlock = opts.threadsPerBlock;
   map.libraryGemm = opts.libraryGemm;

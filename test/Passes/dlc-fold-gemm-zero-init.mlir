@@ -104,3 +104,43 @@ func.func @operand_reads_output(%a: memref<4x8xf32>, %arena: memref<1024xi8>) {
   linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x8xf32>) outs(%c : memref<4x8xf32>)
   return
 }
+
+// -----
+
+// One zero buffer (an alloc, before the memory plan) copied into a GEMM's
+// output and then accumulated into in place by a second GEMM: the copy
+// goes, then nothing reads the fill before the second GEMM overwrites it,
+// so the fill goes too.
+// CHECK-LABEL: func.func @zeros_reused_in_place
+// CHECK: %[[Z:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.matmul {dlc.gemm_overwrite} {{.*}} outs(%[[C:.*]] : memref<4x8xf32>)
+// CHECK-NEXT: linalg.matmul {dlc.gemm_overwrite} {{.*}} outs(%[[Z]] : memref<4x8xf32>)
+func.func @zeros_reused_in_place(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<4x8xf32>)
+  linalg.copy ins(%z : memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%z : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// A zero buffer whose only copy was folded: its fill and alloc go.
+// CHECK-LABEL: func.func @zero_buffer_unused
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.matmul {dlc.gemm_overwrite}
+// CHECK-NEXT: return
+func.func @zero_buffer_unused(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %z = memref.alloc() : memref<4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<4x8xf32>)
+  linalg.copy ins(%z : memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  linalg.matmul ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>)
+  memref.dealloc %z : memref<4x8xf32>
+  return
+}
