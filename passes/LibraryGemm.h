@@ -22,12 +22,6 @@ bool isLibraryGemm(mlir::linalg::LinalgOp op);
 /// dlc-fold-gemm-zero-init removed: the kernel writes C = A B (no +=).
 inline constexpr const char kGemmOverwriteAttr[] = "dlc.gemm_overwrite";
 
-/// The attribute on an elementwise linalg.generic that dlc-fuse-gemm-epilogue
-/// moved into the library GEMM just before it: a dictionary naming which of
-/// the op's inputs plays which part of the kernel's epilogue (see
-/// FuseGemmEpilogue.cpp).
-inline constexpr const char kGemmEpilogueAttr[] = "dlc.gemm_epilogue";
-
 /// Bytes [begin, end) of `root` (the arena argument, an alloc or a global) that a
 /// memref view spans (its hull), and whether it covers them contiguously.
 struct ByteRange {

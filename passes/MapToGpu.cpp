@@ -13,9 +13,7 @@
 //   kernel of one thread: correct, slow, and visible in the launch list.
 // - With `library-gemm`, float32 contractions stay in the entry, marked
 //   `dlc.library_gemm`: the compiler launches its tensor-core GEMM kernel
-//   (runtime/kernels/gemm_tc.cu) for them, with their strides; so do the
-//   elementwise tails dlc-fuse-gemm-epilogue marked (dlc.gemm_epilogue),
-//   which the compiler runs in those kernels.
+//   (runtime/kernels/gemm_tc.cu) for them, with their strides.
 // - View-like ops and constants are copied into the kernels, so that
 //   kernels capture only the entry's arguments (inputs, outputs, arena,
 //   weights), each one pointer under the bare-pointer calling convention.
@@ -162,7 +160,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
       if (auto l = dyn_cast<linalg::LinalgOp>(&op)) {
         if (libraryGemm && dlc::isLibraryGemm(l))
           l->setAttr("dlc.library_gemm", rewriter.getUnitAttr());
-        else if (!l->hasAttr(dlc::kGemmEpilogueAttr))
+        else
           linalgOps.push_back(l);
       }
     for (linalg::LinalgOp op : linalgOps) {
@@ -207,8 +205,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&op) ||
-          isa<gpu::LaunchOp>(op) || op.hasAttr("dlc.library_gemm") ||
-          op.hasAttr(dlc::kGemmEpilogueAttr))
+          isa<gpu::LaunchOp>(op) || op.hasAttr("dlc.library_gemm"))
         continue;
       LogicalResult done = isa<scf::ParallelOp>(op) ? mapParallel(cast<scf::ParallelOp>(op))
                                                     : wrapSingleThread(&op);

@@ -277,20 +277,6 @@ def FoldGemmZeroInit : Pass<"dlc-fold-gemm-zero-init", "mlir::func::FuncOp"> {
   }];
 }
 
-def FuseGemmEpilogue : Pass<"dlc-fuse-gemm-epilogue", "mlir::func::FuncOp"> {
-  let summary = "Mark a conv GEMM's elementwise tail for the GEMM kernel's epilogue";
-  let description = [{
-    For the CUDA back end, after dlc-fold-gemm-zero-init and before
-    dlc-plan-memory. Where a library GEMM that overwrites its output is
-    followed by an elementwise linalg.generic computing
-    act(x * scale[m] + shift[m] + r * rscale[m] + rshift[m]) of its output
-    x (every term optional; act none, relu or a clamp), and nothing else
-    reads x, the generic gets `dlc.gemm_epilogue`: which of its inputs is
-    which part. The compiler then runs it inside the GEMM's store; the IR
-    keeps both ops and their meaning.
-  }];
-}
-
 def MapToGpu : Pass<"dlc-map-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Turn the planned entry's loops into gpu.launch ops, one thread per iteration";
   let description = [{

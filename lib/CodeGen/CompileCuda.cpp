@@ -186,42 +186,13 @@ int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel ker
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
 }
 
-/// The GEMM kernel's epilogue arguments (DLC_EPILOGUE_PARAMS in
-/// runtime/kernels/gemm_tc.cu) for the elementwise op `e` that
-/// dlc-fuse-gemm-epilogue marked, or none (null pointers, no activation).
-bool epilogueArgs(linalg::GenericOp e, Block &entry, size_t ni, size_t no,
-                  std::vector<LaunchArg> &args, std::string &error) {
-  DictionaryAttr parts = e ? e->getAttrOfType<DictionaryAttr>(dlc::kGemmEpilogueAttr) : nullptr;
-  for (const char *name : {"scale", "shift", "residual", "residual_scale", "residual_shift"}) {
-    auto index = parts ? parts.getAs<IntegerAttr>(name) : nullptr;
-    LaunchArg a{"i64", 0, 0}; // a null pointer
-    if (index && !resolveBuffer(e.getDpsInputs()[index.getInt()], entry, ni, no, a)) {
-      error = "internal error: a GEMM epilogue operand is not a static view of a buffer";
-      return false;
-    }
-    args.push_back(a);
-  }
-  auto act = parts ? parts.getAs<IntegerAttr>("act") : nullptr;
-  args.push_back({"i64", 0, act ? act.getInt() : 0});
-  for (const char *bound : {"lo", "hi"}) { // a float's bits
-    auto v = parts ? parts.getAs<FloatAttr>(bound) : nullptr;
-    args.push_back({"i64", 0, v ? (int64_t)llvm::bit_cast<uint32_t>((float)v.getValueAsDouble()) : 0});
-  }
-  return true;
-}
-
-/// The tensor-core GEMM's launches for a contraction MapToGpu left in the
+/// The tensor-core GEMM's launch for a contraction MapToGpu left in the
 /// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride, or C[b] =
-/// (dlc.gemm_overwrite), in which case a GEMM that splits K is preceded by a
-/// launch zeroing C. With `epilogue` (the elementwise op after it that
-/// dlc-fuse-gemm-epilogue marked) the GEMM's _ep kernel stores into that
-/// op's output through its epilogue; where it splits K (or runs the WMMA
-/// kernel), it keeps its own output and dlc_gemm_epilogue runs the tail
-/// after it.
-bool gemmLaunches(linalg::LinalgOp op, linalg::GenericOp epilogue, Block &entry, size_t ni,
-                  size_t no, const std::string &chip, const std::string &precision,
-                  std::vector<Launch> &launches, std::string &error) {
-  Launch l;
+/// (dlc.gemm_overwrite), in which case a GEMM that splits K gets `zero`, a
+/// launch zeroing C before it.
+bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
+                const std::string &chip, const std::string &precision, Launch &l,
+                std::optional<Launch> &zero, std::string &error) {
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims)) {
     error = "internal error: a library GEMM is not a contraction";
@@ -311,43 +282,14 @@ bool gemmLaunches(linalg::LinalgOp op, linalg::GenericOp epilogue, Block &entry,
   l.args.push_back({"i64", 0, splits});
   bool overwrite = op->hasAttr(dlc::kGemmOverwriteAttr);
   l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
-  // Elementwise launches over C's M x N per batch, C's strides.
-  auto elementwise = [&](const char *kernel, std::vector<LaunchArg> args) {
-    Launch e;
-    e.image = 1;
-    e.kernel = kernel;
-    e.grid[0] = (m * n + 255) / 256, e.grid[1] = 1, e.grid[2] = batches;
-    e.block[0] = 256, e.block[1] = 1, e.block[2] = 1;
-    e.args = std::move(args);
-    return e;
-  };
-  std::vector<LaunchArg> cShape{{"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
   if (overwrite && splits > 1) {
-    std::vector<LaunchArg> args{l.args[2]};
-    args.insert(args.end(), cShape.begin(), cShape.end());
-    launches.push_back(elementwise("dlc_gemm_zero", std::move(args)));
-  }
-  LaunchArg y;
-  if (epilogue && !resolveBuffer(epilogue.getDpsInits()[0], entry, ni, no, y)) {
-    error = "internal error: a GEMM epilogue's output is not a static view of a buffer";
-    return false;
-  }
-  // The WMMA kernel has no epilogue variant (nor may a split GEMM apply it).
-  bool fused = epilogue && splits == 1 && kernel != GemmKernel::Wmma;
-  if (fused) {
-    l.args[2] = y; // C: the epilogue's output, same strides (the pass checked)
-    l.kernel += "_ep";
-  }
-  if (!epilogueArgs(fused ? epilogue : nullptr, entry, ni, no, l.args, error))
-    return false;
-  LaunchArg c = l.args[2];
-  launches.push_back(std::move(l));
-  if (epilogue && !fused) {
-    std::vector<LaunchArg> args{c, y};
-    args.insert(args.end(), cShape.begin(), cShape.end());
-    if (!epilogueArgs(epilogue, entry, ni, no, args, error))
-      return false;
-    launches.push_back(elementwise("dlc_gemm_epilogue", std::move(args)));
+    Launch z;
+    z.image = 1;
+    z.kernel = "dlc_gemm_zero";
+    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = batches;
+    z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
+    z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
+    zero = std::move(z);
   }
   return true;
 }
@@ -416,28 +358,18 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
       out.ptx.pop_back();
   }
   Block &entry = main.getBody().front();
-  Operation *fusedEpilogue = nullptr;
   for (Operation &op : entry) {
     if (isa<func::ReturnOp>(op) || isMemoryEffectFree(&op))
       continue;
-    if (op.hasAttr(dlc::kGemmEpilogueAttr)) {
-      if (&op == fusedEpilogue)
-        continue; // launched with its GEMM
-      error = "internal error: a GEMM epilogue does not follow its GEMM";
-      return false;
-    }
     if (op.hasAttr("dlc.library_gemm")) {
-      // dlc-fuse-gemm-epilogue's mark is on the next op touching memory.
-      Operation *next = op.getNextNode();
-      while (next && isMemoryEffectFree(next))
-        next = next->getNextNode();
-      auto epilogue = dyn_cast_or_null<linalg::GenericOp>(next);
-      if (epilogue && !epilogue->hasAttr(dlc::kGemmEpilogueAttr))
-        epilogue = nullptr;
-      fusedEpilogue = epilogue;
-      if (!gemmLaunches(cast<linalg::LinalgOp>(op), epilogue, entry, ni, no, opts.target.cpu,
-                        opts.precision, out.launches, error))
+      Launch l;
+      std::optional<Launch> zero;
+      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
+                      opts.precision, l, zero, error))
         return false;
+      if (zero)
+        out.launches.push_back(std::move(*zero));
+      out.launches.push_back(std::move(l));
       out.usesGemm = true;
       continue;
     }

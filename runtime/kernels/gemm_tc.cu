@@ -22,12 +22,10 @@
 //   strides, rounding to the staged type), single-buffered.
 // The epilogue adds into C through a per-warp staging tile, so whatever C
 // held (the bias) is kept, or with `beta` 0 stores into it (the output's
-// zero start folded away: dlc-fold-gemm-zero-init), and applies the conv's
-// elementwise tail on the way (Epilogue below: dlc-fuse-gemm-epilogue).
-// With `splits` > 1 the K range is split over grid.z (small-M/N layers
-// would otherwise leave most SMs idle) and the parts are added with
-// atomicAdd (onto zeros dlc_gemm_zero wrote, with `beta` 0): the sum's
-// order then varies, and the tail runs after, in dlc_gemm_epilogue.
+// zero start folded away: dlc-fold-gemm-zero-init). With `splits` > 1 the
+// K range is split over grid.z (small-M/N layers would otherwise leave most
+// SMs idle) and the parts are added with atomicAdd (onto zeros dlc_gemm_zero
+// wrote, with `beta` 0): the sum's order then varies.
 #include <mma.h>
 #if defined(DLC_PRECISION_BF16)
 #include <cuda_bf16.h>
@@ -91,94 +89,12 @@ __device__ inline bool wideRows(const float *p, long long stride, long long widt
   return stride % 4 == 0 && width % 4 == 0 && ((unsigned long long)p & 15) == 0;
 }
 
-// The elementwise tail of a conv GEMM moved into its kernel
-// (dlc-fuse-gemm-epilogue): each output element v of row (filter) m, at
-// offset `at` from C, becomes
-//   act(v * scale[m] + shift[m] + res[at] * resScale[m] + resShift[m])
-// where a null pointer drops its term (all null and act 0: C = v); act 0
-// is none, 1 max(., 0), 2 a clamp to [lo, hi] (float bits in the low 32
-// bits of eLo and eHi). res has C's layout (its batch offset added here)
-// and is not C's memory. The kernels store their tile as before and then,
-// after a block barrier, pass over it again row by row (Epilogue::tile):
-// coalesced, the tile still in L2. Applied to each accumulator in the
-// unrolled stores instead, the tail ran ResNet-50 batch 32's GEMMs 1.8x
-// slower (out of line) or made ptxas take minutes (inlined). Never with
-// split K (the compiler applies the tail with dlc_gemm_epilogue after the
-// split parts are summed).
-#define DLC_EPILOGUE_PARAMS                                                                   \
-  const float *__restrict__ eScale, const float *__restrict__ eShift, const float *eRes,      \
-      const float *__restrict__ eResScale, const float *__restrict__ eResShift, long long eAct, \
-      long long eLo, long long eHi
-#define DLC_EPILOGUE_ARGS eScale, eShift, eRes, eResScale, eResShift, eAct, eLo, eHi
-
-__device__ inline float floatBits(long long v) {
-  union {
-    int i;
-    float f;
-  } u;
-  u.i = (int)v;
-  return u.f;
-}
-
-struct Epilogue {
-  const float *scale, *shift, *res, *resScale, *resShift;
-  float lo, hi; // the activation as a clamp: (-inf, inf) for none, [0, inf) for max(., 0)
-  __device__ Epilogue(DLC_EPILOGUE_PARAMS, long long batchOffset)
-      : scale(eScale), shift(eShift), res(eRes ? eRes + batchOffset : nullptr),
-        resScale(eResScale), resShift(eResShift),
-        lo(eAct == 2 ? floatBits(eLo) : eAct == 1 ? 0.0f : floatBits(0xff800000)),
-        hi(eAct == 2 ? floatBits(eHi) : floatBits(0x7f800000)) {}
-  // v's tail, r its residual's value (0 where there is none).
-  __device__ float operator()(float v, float r, long long m) const {
-    float s = scale ? scale[m] : 1.0f, t = shift ? shift[m] : 0.0f;
-    float rs = resScale ? resScale[m] : 1.0f, rt = resShift ? resShift[m] : 0.0f;
-    return fminf(fmaxf(fmaf(v, s, t) + fmaf(r, rs, rt), lo), hi);
-  }
-  // The block's rows x cols tile of C at (m0, n0), once the block has
-  // stored it: a second pass over it after a barrier, row by row (coalesced,
-  // the tile still in L2), 8 elements a thread at a time with their loads in
-  // flight together. Applied in the kernels' unrolled stores instead, the
-  // tail spilled registers there and ran ResNet-50 batch 32's fused GEMMs
-  // 1.7 ms slower than the separate elementwise kernels they replace.
-  __device__ void tile(float *C, long long m0, long long n0, int rows, int cols, long long M,
-                       long long N, long long sCm, long long sCn) const {
-    constexpr int U = 8;
-    __syncthreads();
-    const int threads = blockDim.x, size = rows * cols;
-#pragma unroll 1
-    for (int base = threadIdx.x; base < size; base += threads * U) {
-      float v[U], r[U];
-      long long at[U], gm[U];
-      bool in[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        int i = base + u * threads;
-        long long gn = n0 + i % cols;
-        gm[u] = m0 + i / cols;
-        in[u] = i < size && gm[u] < M && gn < N;
-        at[u] = gm[u] * sCm + gn * sCn;
-        v[u] = in[u] ? C[at[u]] : 0.0f;
-        r[u] = in[u] && res ? res[at[u]] : 0.0f;
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (in[u])
-          C[at[u]] = (*this)(v[u], r[u], gm[u]);
-    }
-  }
-};
-
-// Every GEMM kernel's parameters: C[b] (+)= A[b] B[b] over strides (in floats),
-// then the epilogue.
-#define DLC_GEMM_PARAMS                                                                       \
-  const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, long long M,   \
-      long long N, long long K, long long sAb, long long sAm, long long sAk, long long sBb,     \
-      long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits, \
-      long long beta, DLC_EPILOGUE_PARAMS
-#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits, beta,  \
-      DLC_EPILOGUE_ARGS
-
-template <int BM> __device__ void gemm(DLC_GEMM_PARAMS) {
+template <int BM>
+__device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
+                     float *__restrict__ C, long long M, long long N, long long K, long long sAb,
+                     long long sAm, long long sAk, long long sBb, long long sBk, long long sBn,
+                     long long sCb, long long sCm, long long sCn, long long splits,
+                     long long beta) {
   constexpr int MI = BM / 32; // fragments down a warp's tile
   extern __shared__ __align__(128) unsigned char smem[];
   typedef Staged ATile[BM][BK + PAD];
@@ -330,6 +246,15 @@ template <int BM> __device__ void gemm(DLC_GEMM_PARAMS) {
     }
 }
 
+// Two blocks an SM (registers capped at 128, a few spilled): 4096^3 went
+// from 54 to 59 TFLOP/s on an H100.
+#define DLC_GEMM_PARAMS                                                                       \
+  const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, long long M,   \
+      long long N, long long K, long long sAb, long long sAm, long long sAk, long long sBb,     \
+      long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits, \
+      long long beta
+#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits, beta
+
 // C[b] = 0 (M x N, any strides; grid.z the batch): before a GEMM that
 // stores its output (beta 0) but splits K, whose parts add atomically.
 extern "C" __global__ void dlc_gemm_zero(float *__restrict__ C, long long M, long long N,
@@ -339,22 +264,6 @@ extern "C" __global__ void dlc_gemm_zero(float *__restrict__ C, long long M, lon
     C[blockIdx.z * sCb + i / N * sCm + i % N * sCn] = 0.0f;
 }
 
-// Y[b] = epilogue(X[b]) (M x N, X, Y and the residual in one layout;
-// grid.z the batch): a GEMM's fused tail where the GEMM split K, run after
-// the parts were summed into X.
-extern "C" __global__ void dlc_gemm_epilogue(const float *__restrict__ X, float *Y, long long M,
-                                             long long N, long long sCb, long long sCm,
-                                             long long sCn, DLC_EPILOGUE_PARAMS) {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= M * N)
-    return;
-  const Epilogue ep(DLC_EPILOGUE_ARGS, blockIdx.z * sCb);
-  long long m = i / N, at = m * sCm + i % N * sCn;
-  Y[blockIdx.z * sCb + at] = ep(X[blockIdx.z * sCb + at], ep.res ? ep.res[at] : 0.0f, m);
-}
-
-// Two blocks an SM (registers capped at 128, a few spilled): 4096^3 went
-// from 54 to 59 TFLOP/s on an H100.
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm(DLC_GEMM_PARAMS) {
   gemm<128>(DLC_GEMM_ARGS);
 }
@@ -381,10 +290,8 @@ __device__ inline unsigned to_tf32(float v) {
   return r;
 }
 
-// MI: 16-row fragments down a warp's tile, 4 (128-row blocks) or 2 (64);
-// EP: with the epilogue (its own kernels: in the plain ones the unused
-// tail cost ResNet-50 batch 32's mma.sync GEMMs 2.1 -> 3.4 ms).
-template <int MI, bool EP> __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
+template <int MI> // 16-row fragments down a warp's tile: 4 (128-row blocks) or 2 (64)
+__device__ void gemm_tf32(DLC_GEMM_PARAMS) {
   constexpr int BM = 32 * MI;
   extern __shared__ __align__(128) unsigned char smem[];
   float(*As)[BM][TAP] = (float(*)[BM][TAP])smem;
@@ -510,21 +417,13 @@ template <int MI, bool EP> __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
             *c = beta ? *c + acc[i][j][e] : acc[i][j][e];
         }
       }
-  if (EP)
-    Epilogue(DLC_EPILOGUE_ARGS, b * sCb).tile(C, m0, n0, BM, 128, M, N, sCm, sCn);
 }
 
 extern "C" __global__ void __launch_bounds__(128, 2) dlc_gemm_tf32(DLC_GEMM_PARAMS) {
-  gemm_tf32<4, false>(DLC_GEMM_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(128, 2) dlc_gemm_tf32_ep(DLC_GEMM_PARAMS) {
-  gemm_tf32<4, true>(DLC_GEMM_ARGS);
+  gemm_tf32<4>(DLC_GEMM_ARGS);
 }
 extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64(DLC_GEMM_PARAMS) {
-  gemm_tf32<2, false>(DLC_GEMM_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64_ep(DLC_GEMM_PARAMS) {
-  gemm_tf32<2, true>(DLC_GEMM_ARGS);
+  gemm_tf32<2>(DLC_GEMM_ARGS);
 }
 #endif
 

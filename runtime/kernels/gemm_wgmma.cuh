@@ -105,7 +105,7 @@ __device__ inline void wgmmaTile(float (&d)[BM / 2], const unsigned (&a)[4],
 // to align the swizzled tiles (dlc::gemmSharedBytes says the same).
 #define WGMMA_SHARED_BYTES(BM, NWG, STAGES) ((STAGES) * ((BM) * 128 + 32 * (64 * (NWG) + 8) * 4) + 1024)
 
-template <int BM, int NWG, int STAGES, bool EP> __device__ void gemm_wgmma(DLC_GEMM_PARAMS) {
+template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAMS) {
   constexpr int ND = BM / 2, TN = 64 * NWG, TP = TN + 8, NT = 128 * NWG;
   extern __shared__ __align__(1024) unsigned char smemRaw[];
   // The swizzle pattern repeats every 1024 bytes from an aligned address.
@@ -249,25 +249,17 @@ template <int BM, int NWG, int STAGES, bool EP> __device__ void gemm_wgmma(DLC_G
           *c = beta ? *c + d[4 * j + e] : d[4 * j + e];
       }
     }
-  if (EP)
-    Epilogue(DLC_EPILOGUE_ARGS, b * sCb).tile(C, m0, n0, BM, TN, M, N, sCm, sCn);
 }
 
 // Launch with grid (ceil(N / 64 NWG), ceil(M / BM), batches x splits),
 // 128 NWG threads and WGMMA_SHARED_BYTES.
 extern "C" __global__ void __launch_bounds__(256, 1) dlc_gemm_wgmma(DLC_GEMM_PARAMS) {
-  gemm_wgmma<256, 2, 4, false>(DLC_GEMM_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256, 1) dlc_gemm_wgmma_ep(DLC_GEMM_PARAMS) {
-  gemm_wgmma<256, 2, 4, true>(DLC_GEMM_ARGS);
+  gemm_wgmma<256, 2, 4>(DLC_GEMM_ARGS);
 }
 // 64-row tiles in 4 stages (103 KB), two blocks an SM: each step's chain
 // (barrier, fragment loads, wgmma, wait) is short of work at this size, and
 // a second block fills its gaps (8 stages and one block ran 4096^3 at 79
 // TFLOP/s, this 140).
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_wgmma_m64(DLC_GEMM_PARAMS) {
-  gemm_wgmma<64, 2, 4, false>(DLC_GEMM_ARGS);
-}
-extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_wgmma_m64_ep(DLC_GEMM_PARAMS) {
-  gemm_wgmma<64, 2, 4, true>(DLC_GEMM_ARGS);
+  gemm_wgmma<64, 2, 4>(DLC_GEMM_ARGS);
 }

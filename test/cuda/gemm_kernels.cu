@@ -9,11 +9,8 @@
 //           -Iruntime/kernels test/cuda/gemm_kernels.cu -o devrun/gemm_kernels
 // Device: devrun/gemm_kernels   (through the device tool, carrying devrun/)
 // Splits follow dlc's rule (CompileCuda's gemmLaunch) for each kernel's tile.
-// Each kernel runs once adding into C (beta 1), once storing (beta 0,
-// after dlc_gemm_zero where K is split) and once storing through the fused
-// epilogue (relu(v * scale + shift + residual * resScale + resShift); where
-// K is split, dlc_gemm_epilogue after the GEMM, as the compiler launches
-// it), all checked.
+// Each kernel runs once adding into C (beta 1) and once storing (beta 0,
+// after dlc_gemm_zero where K is split), both checked.
 #define DLC_PRECISION_TF32
 #include "gemm_tc.cu"
 #include <algorithm>
@@ -45,16 +42,14 @@ __global__ void reference(const float *A, const float *B, float *C, long long M,
 typedef void (*Kernel)(DLC_GEMM_PARAMS);
 struct GemmKernel {
   const char *name;
-  Kernel f, withTail; // plain, and the _ep variant the fused tail runs in
+  Kernel f;
   int bm, threads, shared;
 };
 GemmKernel kernels[] = {
-    {"mma.sync", dlc_gemm_tf32, dlc_gemm_tf32_ep, 128, 128, 3 * (128 * 36 + 32 * 136) * 4},
-    {"mma.sync64", dlc_gemm_tf32_m64, dlc_gemm_tf32_m64_ep, 64, 128,
-     3 * (64 * 36 + 32 * 136) * 4},
-    {"wgmma256", dlc_gemm_wgmma, dlc_gemm_wgmma_ep, 256, 256, WGMMA_SHARED_BYTES(256, 2, 4)},
-    {"wgmma64", dlc_gemm_wgmma_m64, dlc_gemm_wgmma_m64_ep, 64, 256,
-     WGMMA_SHARED_BYTES(64, 2, 4)},
+    {"mma.sync", dlc_gemm_tf32, 128, 128, 3 * (128 * 36 + 32 * 136) * 4},
+    {"mma.sync64", dlc_gemm_tf32_m64, 64, 128, 3 * (64 * 36 + 32 * 136) * 4},
+    {"wgmma256", dlc_gemm_wgmma, 256, 256, WGMMA_SHARED_BYTES(256, 2, 4)},
+    {"wgmma64", dlc_gemm_wgmma_m64, 64, 256, WGMMA_SHARED_BYTES(64, 2, 4)},
 };
 
 struct Shape {
@@ -62,19 +57,10 @@ struct Shape {
   bool sharedA;
 };
 
-// The fused epilogue's operands (device pointers; null: no epilogue).
-struct Tail {
-  const float *scale = nullptr, *shift = nullptr, *res = nullptr, *resScale = nullptr,
-              *resShift = nullptr;
-  long long act = 0;
-};
-
 float launch(const GemmKernel &k, const float *A, const float *B, float *C, const Shape &s,
-             long long splits, int reps, long long beta = 1, Tail t = {}, float *X = nullptr) {
+             long long splits, int reps, long long beta = 1) {
   long long sAb = s.sharedA ? 0 : s.M * s.K, sBb = s.K * s.N, sCb = s.M * s.N;
   CHECK(cudaFuncSetAttribute(k.f, cudaFuncAttributeMaxDynamicSharedMemorySize, k.shared));
-  CHECK(cudaFuncSetAttribute(k.withTail, cudaFuncAttributeMaxDynamicSharedMemorySize, k.shared));
-  Kernel f = t.act ? k.withTail : k.f;
   dim3 grid((s.N + 127) / 128, (s.M + k.bm - 1) / k.bm, s.batch * splits);
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
@@ -83,19 +69,8 @@ float launch(const GemmKernel &k, const float *A, const float *B, float *C, cons
   for (int r = 0; r < reps; ++r) {
     if (!beta && splits > 1)
       dlc_gemm_zero<<<dim3((s.M * s.N + 255) / 256, 1, s.batch), 256>>>(C, s.M, s.N, sCb, s.N, 1);
-    if (splits > 1 && t.act) { // split K: the GEMM into X, then the tail into C
-      dlc_gemm_zero<<<dim3((s.M * s.N + 255) / 256, 1, s.batch), 256>>>(X, s.M, s.N, sCb, s.N, 1);
-      k.f<<<grid, k.threads, k.shared>>>(A, B, X, s.M, s.N, s.K, sAb, s.K, 1, sBb, s.N, 1, sCb,
-                                         s.N, 1, splits, 0, nullptr, nullptr, nullptr, nullptr,
-                                         nullptr, 0, 0, 0);
-      dlc_gemm_epilogue<<<dim3((s.M * s.N + 255) / 256, 1, s.batch), 256>>>(
-          X, C, s.M, s.N, sCb, s.N, 1, t.scale, t.shift, t.res, t.resScale, t.resShift, t.act, 0,
-          0);
-      continue;
-    }
-    f<<<grid, k.threads, k.shared>>>(A, B, C, s.M, s.N, s.K, sAb, s.K, 1, sBb, s.N, 1, sCb, s.N,
-                                     1, splits, beta, t.scale, t.shift, t.res, t.resScale,
-                                       t.resShift, t.act, 0, 0);
+    k.f<<<grid, k.threads, k.shared>>>(A, B, C, s.M, s.N, s.K, sAb, s.K, 1, sBb, s.N, 1, sCb, s.N,
+                                       1, splits, beta);
   }
   cudaEventRecord(e1);
   CHECK(cudaEventSynchronize(e1));
@@ -120,7 +95,7 @@ int main() {
   srand(1);
   printf("| M | N | K | batch |");
   for (const GemmKernel &k : kernels)
-    printf(" %s error | ms (TFLOP/s) | ms with the tail |", k.name);
+    printf(" %s error | ms (TFLOP/s) |", k.name);
   printf("\n");
   for (const Shape &s : shapes) {
     long long nA = (s.sharedA ? 1 : s.batch) * s.M * s.K, nB = s.batch * s.K * s.N,
@@ -129,18 +104,7 @@ int main() {
     for (auto *v : {&hA, &hB, &hC})
       for (float &x : *v)
         x = rand() / (float)RAND_MAX * 2 - 1;
-    std::vector<float> rows(4 * s.M), hRes(nC);
-    for (float &x : rows)
-      x = rand() / (float)RAND_MAX * 2 - 1;
-    for (float &x : hRes)
-      x = rand() / (float)RAND_MAX * 2 - 1;
-    float *A, *B, *C, *R, *X, *V, *Res;
-    CHECK(cudaMalloc(&X, nC * 4));
-    CHECK(cudaMalloc(&V, 4 * s.M * 4));
-    CHECK(cudaMalloc(&Res, nC * 4));
-    cudaMemcpy(V, rows.data(), 4 * s.M * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(Res, hRes.data(), nC * 4, cudaMemcpyHostToDevice);
-    Tail tail{V, V + s.M, Res, V + 2 * s.M, V + 3 * s.M, 1};
+    float *A, *B, *C, *R;
     CHECK(cudaMalloc(&A, nA * 4));
     CHECK(cudaMalloc(&B, nB * 4));
     CHECK(cudaMalloc(&C, nC * 4));
@@ -172,37 +136,18 @@ int main() {
       double errStore = 0;
       for (long long i = 0; i < nC; ++i)
         errStore = std::max(errStore, (double)fabs(out[i] + hC[i] - ref[i]));
-      // Storing through the epilogue, into C (the residual a separate buffer).
-      launch(k, A, B, C, s, splits, 1, 0, tail, X);
-      cudaMemcpy(out.data(), C, nC * 4, cudaMemcpyDeviceToHost);
-      double errTail = 0, largestTail = 0;
-      for (long long i = 0; i < nC; ++i) {
-        long long m = i / s.N % s.M;
-        double v = (ref[i] - hC[i]) * rows[m] + rows[s.M + m] +
-                   hRes[i] * rows[2 * s.M + m] + rows[3 * s.M + m];
-        v = std::max(v, 0.0);
-        largestTail = std::max(largestTail, fabs(v));
-        errTail = std::max(errTail, (double)fabs(out[i] - v));
-      }
-      bool ok = err / largest < 5e-3 && errStore / largest < 5e-3 &&
-                errTail / largestTail < 5e-3;
-      if (errTail / largestTail >= 5e-3)
-        printf(" (epilogue %.1e)", errTail / largestTail);
+      bool ok = err / largest < 5e-3 && errStore / largest < 5e-3;
       failures += !ok;
       launch(k, A, B, C, s, splits, 3);
       float ms = launch(k, A, B, C, s, splits, 10);
-      float msTail = launch(k, A, B, C, s, splits, 10, 0, tail, X);
-      printf(" %.1e%s | %.4f (%.0f) | %.4f |", err / largest, ok ? "" : " FAIL", ms,
-             2.0 * s.M * s.N * s.K * s.batch / ms / 1e9, msTail);
+      printf(" %.1e%s | %.4f (%.0f) |", err / largest, ok ? "" : " FAIL", ms,
+             2.0 * s.M * s.N * s.K * s.batch / ms / 1e9);
     }
     printf("\n");
     cudaFree(A);
     cudaFree(B);
     cudaFree(C);
     cudaFree(R);
-    cudaFree(X);
-    cudaFree(V);
-    cudaFree(Res);
   }
   printf(failures ? "%d FAILED\n" : "all match\n", failures);
   return failures != 0;
