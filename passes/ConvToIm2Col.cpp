@@ -217,13 +217,15 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         matchPattern(padOp.getConstantPaddingValue(), m_AnyZeroFloat()) &&
         padOp.getSourceType().hasStaticShape()) {
       ArrayRef<int64_t> low = padOp.getStaticLow(), high = padOp.getStaticHigh();
-      if (llvm::none_of(low, ShapedType::isDynamic) && llvm::none_of(high, ShapedType::isDynamic) &&
-          low[0] == 0 && low[1] == 0 && high[0] == 0 && high[1] == 0) {
+      if (llvm::none_of(low, ShapedType::isDynamic) &&
+          llvm::none_of(high, ShapedType::isDynamic) && low[0] == 0 && low[1] == 0 &&
+          high[0] == 0 && high[1] == 0) {
         pad = {low[2], low[3]};
         x = padOp.getSource();
       }
     }
-    recordKernel(conv, pad.empty() ? "im2col + plain GEMM" : "im2col (padding folded) + plain GEMM");
+    recordKernel(conv, pad.empty() ? "im2col + plain GEMM"
+                                   : "im2col (padding folded) + plain GEMM");
     Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, pad);
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,

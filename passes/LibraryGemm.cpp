@@ -70,7 +70,6 @@ std::optional<dlc::ByteRange> dlc::rangeOf(Value v) {
                    memref::isStaticShapeAndContiguousRowMajor(type)};
 }
 
-
 bool dlc::touchesData(Operation *op) {
   return !isMemoryEffectFree(op) && !isa<memref::AllocOp, memref::DeallocOp>(op);
 }

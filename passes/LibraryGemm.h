@@ -22,8 +22,9 @@ bool isLibraryGemm(mlir::linalg::LinalgOp op);
 /// dlc-fold-gemm-zero-init removed: the kernel writes C = A B (no +=).
 inline constexpr const char kGemmOverwriteAttr[] = "dlc.gemm_overwrite";
 
-/// Bytes [begin, end) of `root` (the arena argument, an alloc or a global) that a
-/// memref view spans (its hull), and whether it covers them contiguously.
+/// Bytes [begin, end) of `root` (the arena argument, an alloc or a global)
+/// that a memref view spans (its hull), and whether it covers them
+/// contiguously.
 struct ByteRange {
   mlir::Value root;
   int64_t begin = 0, end = 0;

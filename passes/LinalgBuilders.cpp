@@ -250,7 +250,8 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
             w = nb.create<arith::SelectOp>(l, inside, w, c(0));
             Value v = nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(1), h, w});
             Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
-            nb.create<linalg::YieldOp>(l, nb.create<arith::SelectOp>(l, inside, v, zero).getResult());
+            Value read = nb.create<arith::SelectOp>(l, inside, v, zero);
+            nb.create<linalg::YieldOp>(l, read);
           })
       .getResult(0);
 }
