@@ -30,6 +30,9 @@ def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
            "largest conv-gradient column buffer (0: no limit)">,
+    Option<"foldPoolPadding", "fold-pool-padding", "bool", /*default=*/"false",
+           "padded max pooling reads its input in place, -inf outside it, "
+           "instead of a padded copy (the GPU's choice)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect",

@@ -44,10 +44,12 @@ void addBufferization(OpPassManager &pm) {
 }
 
 /// dlc ops to linalg on tensors, fused elementwise chains.
-void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes) {
+void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
+                      bool foldPoolPadding = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
   dlc::LowerToLinalgOptions lower;
   lower.maxWorkspaceBytes = maxWorkspaceBytes;
+  lower.foldPoolPadding = foldPoolPadding;
   pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
@@ -148,7 +150,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 }
 
 void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) {
-  addLowerToLinalg(pm, /*maxWorkspaceBytes=*/0);
+  addLowerToLinalg(pm, /*maxWorkspaceBytes=*/0, /*foldPoolPadding=*/true);
   // Convs as im2col + GEMM where the GEMM runs on tensor cores.
   if (opts.libraryGemm) {
     ConvToIm2ColOptions im2col;
