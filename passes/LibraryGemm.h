@@ -11,8 +11,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
-#include <optional>
-
 namespace dlc {
 /// A float32 contraction (matmul, or a conv's im2col GEMM, with at most one
 /// batch dim) of static shape and strides: the tensor-core GEMM kernel's work.
@@ -21,30 +19,6 @@ bool isLibraryGemm(mlir::linalg::LinalgOp op);
 /// The attribute on a library GEMM whose output starts as zeros that
 /// dlc-fold-gemm-zero-init removed: the kernel writes C = A B (no +=).
 inline constexpr const char kGemmOverwriteAttr[] = "dlc.gemm_overwrite";
-
-/// Bytes [begin, end) of `root` (the arena argument, an alloc or a global)
-/// that a memref view spans (its hull), and whether it covers them
-/// contiguously.
-struct ByteRange {
-  mlir::Value root;
-  int64_t begin = 0, end = 0;
-  bool contiguous = false;
-
-  bool same(const ByteRange &o) const {
-    return root == o.root && begin == o.begin && end == o.end && contiguous && o.contiguous;
-  }
-  bool overlaps(const ByteRange &o) const {
-    return root == o.root && begin < o.end && o.begin < end;
-  }
-};
-
-/// Whether `op` reads or writes memory contents (allocs and deallocs do
-/// not): the ops that order a GEMM against its neighbours.
-bool touchesData(mlir::Operation *op);
-
-/// The bytes a static memref view spans, read off the view types down to
-/// its root; nullopt where a shape, stride or shift is not static.
-std::optional<ByteRange> rangeOf(mlir::Value v);
 } // namespace dlc
 
 #endif // DLC_PASSES_LIBRARYGEMM_H

@@ -83,6 +83,18 @@ __device__ inline KRange splitK(long long K, long long splits, long long split) 
   return {split * per * 32, min(K, (split + 1) * per * 32)};
 }
 
+// Where every GEMM kernel starts: A, B and C moved to this block's batch
+// (grid.z is batches x splits), and the block's share of K.
+__device__ inline KRange enterBlock(const float *__restrict__ &A, const float *__restrict__ &B,
+                                   float *__restrict__ &C, long long sAb, long long sBb,
+                                   long long sCb, long long K, long long splits) {
+  const long long b = blockIdx.z / splits;
+  A += b * sAb;
+  B += b * sBb;
+  C += b * sCb;
+  return splitK(K, splits, blockIdx.z % splits);
+}
+
 // Whether rows of `width` floats, `stride` floats apart from `p`, can be
 // copied 16 bytes at a time.
 __device__ inline bool wideRows(const float *p, long long stride, long long width) {
@@ -104,13 +116,9 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
   float(*Cs)[16 * 16] = (float(*)[16 * 16])(smem + 2 * sizeof(ATile) + 2 * sizeof(BTile));
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int wm = warp / 4, wn = warp % 4;
-  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
   const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * BN;
-  A += b * sAb;
-  B += b * sBb;
-  C += b * sCb;
-  // This block's share of K (BK is splitK's step of 32).
-  const KRange ks = splitK(K, splits, split);
+  // The block's batch and share of K (BK is splitK's step of 32).
+  const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
 
   wmma::fragment<wmma::accumulator, 16, 16, WK, float> acc[MI][2];
@@ -299,12 +307,8 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
   const int wm = warp / 2, wn = warp % 2; // warp's (16 MI) x 64 of the BM x 128 tile
-  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
   const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * 128;
-  A += b * sAb;
-  B += b * sBb;
-  C += b * sCb;
-  const KRange ks = splitK(K, splits, split);
+  const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
   const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
 

@@ -117,16 +117,12 @@ template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAM
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
   const int nWarp = (warp / 4) * 64 + (warp % 4) * 16; // this warp's 16 rows of C^T
-  const long long b = blockIdx.z / splits, split = blockIdx.z % splits;
   // Tiles in groups of 8 tile rows, columns across a group.
   const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
   const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
   const long long m0 = (long long)(first + id % (8 * numN) % size) * BM;
   const long long n0 = (long long)(id % (8 * numN) / size) * TN;
-  A += b * sAb;
-  B += b * sBb;
-  C += b * sCb;
-  const KRange ks = splitK(K, splits, split);
+  const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
   const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
 
