@@ -107,6 +107,79 @@ struct UnitReductionContractToFma : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
+/// A read of V lanes along an innermost dim of stride 2 (a stride-2 depthwise
+/// conv's taps, see DepthwiseConvToTaps) as two contiguous V-lane reads of
+/// the underlying rows and one shuffle picking every other element. Left
+/// alone, VectorToSCF reads such a vector one scalar at a time. The second
+/// read starts V - 1 elements after the first, so it ends on the last
+/// element the strided read needs: neither reads past it.
+struct StrideTwoReadAsShuffle : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp op,
+                                PatternRewriter &rewriter) const override {
+    auto memType = dyn_cast<MemRefType>(op.getSource().getType());
+    VectorType vecType = op.getVectorType();
+    if (!memType || op.getMask() || !op.getPermutationMap().isMinorIdentity() ||
+        llvm::any_of(op.getInBoundsValues(), [](bool b) { return !b; }) ||
+        vecType.isScalable() || vecType.getNumElements() != vecType.getShape().back())
+      return failure();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(getStridesAndOffset(memType, strides, offset)) || strides.back() != 2 ||
+        memType.isDynamicDim(memType.getRank() - 1))
+      return failure();
+    int64_t lanes = vecType.getShape().back();
+    int64_t rank = memType.getRank();
+    Location loc = op.getLoc();
+    // The same memory with the innermost dim at stride 1, (n - 1) * 2 + 1 long.
+    auto meta = rewriter.create<memref::ExtractStridedMetadataOp>(loc, op.getSource());
+    SmallVector<OpFoldResult> sizes, unitStrides;
+    SmallVector<int64_t> staticSizes(memType.getShape()), staticStrides(strides);
+    for (int64_t d = 0; d < rank; ++d) {
+      sizes.push_back(memType.isDynamicDim(d) ? OpFoldResult(meta.getSizes()[d])
+                                              : rewriter.getIndexAttr(staticSizes[d]));
+      unitStrides.push_back(ShapedType::isDynamic(strides[d])
+                                ? OpFoldResult(meta.getStrides()[d])
+                                : rewriter.getIndexAttr(strides[d]));
+    }
+    staticSizes.back() = (staticSizes.back() - 1) * 2 + 1;
+    sizes.back() = rewriter.getIndexAttr(staticSizes.back());
+    staticStrides.back() = 1;
+    unitStrides.back() = rewriter.getIndexAttr(1);
+    OpFoldResult off = ShapedType::isDynamic(offset) ? OpFoldResult(meta.getOffset())
+                                                     : rewriter.getIndexAttr(offset);
+    auto rowsType = MemRefType::get(
+        staticSizes, memType.getElementType(),
+        StridedLayoutAttr::get(getContext(), offset, staticStrides), memType.getMemorySpace());
+    Value rows = rewriter.create<memref::ReinterpretCastOp>(loc, rowsType, meta.getBaseBuffer(),
+                                                            off, sizes, unitStrides);
+    SmallVector<Value> indices(op.getIndices());
+    Value two = rewriter.create<arith::ConstantIndexOp>(loc, 2);
+    indices.back() = rewriter.create<arith::MulIOp>(loc, indices.back(), two);
+    auto lineType = VectorType::get({lanes}, vecType.getElementType());
+    AffineMap minor = AffineMap::getMinorIdentityMap(rank, 1, getContext());
+    auto inBounds = rewriter.getBoolArrayAttr({true});
+    Value first = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
+                                                          AffineMapAttr::get(minor),
+                                                          op.getPadding(), Value(), inBounds);
+    Value shift = rewriter.create<arith::ConstantIndexOp>(loc, lanes - 1);
+    indices.back() = rewriter.create<arith::AddIOp>(loc, indices.back(), shift);
+    Value second = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
+                                                           AffineMapAttr::get(minor),
+                                                           op.getPadding(), Value(), inBounds);
+    // Lane i wants element 2i: first[2i] below `lanes`, else second[2i - (lanes - 1)],
+    // which is shuffle index lanes + 2i - (lanes - 1) = 2i + 1.
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < lanes; ++i)
+      mask.push_back(2 * i < lanes ? 2 * i : 2 * i + 1);
+    Value picked = rewriter.create<vector::ShuffleOp>(loc, first, second, mask);
+    if (vecType.getRank() > 1)
+      picked = rewriter.create<vector::BroadcastOp>(loc, vecType, picked);
+    rewriter.replaceOp(op, picked);
+    return success();
+  }
+};
+
 struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -127,6 +200,9 @@ struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
         // vector.mask region into several ops, which the mask cannot hold.
         succeeded(apply([&](RewritePatternSet &p) {
           vector::populateVectorMaskLoweringPatternsForSideEffectingOps(p);
+        })) &&
+        succeeded(apply([&](RewritePatternSet &p) {
+          p.add<StrideTwoReadAsShuffle>(ctx);
         })) &&
         succeeded(apply([&](RewritePatternSet &p) {
           // Ahead of the generic contract lowering (benefit 1), which would

@@ -268,6 +268,29 @@ def PlanWeights : Pass<"dlc-plan-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def DepthwiseConvToTaps : Pass<"dlc-depthwise-conv-to-taps", "mlir::func::FuncOp"> {
+  let summary = "Write NCHW depthwise convolutions as one elementwise sum over their window's taps";
+  let description = [{
+    For the CPU back end, before elementwise fusion. A static
+    `linalg.depthwise_conv_2d_nchw_chw` with at most `max-taps` window
+    positions becomes one all-parallel `linalg.generic` over the output:
+    out = init + sum over (kh, kw) of x[kh, kw] * w[:, kh, kw], where each
+    x[kh, kw] is a strided `tensor.extract_slice` of the (padded) input and
+    each w[:, kh, kw] a per-channel slice of the weight. Every indexing map is
+    then a projected permutation: the generic vectorizes along the output's
+    rows like any elementwise op (upstream vectorizes no NCHW depthwise
+    conv), keeps the taps' sum in registers, and elementwise fusion pulls the
+    bias and the following BatchNorm/activation into it. A zero-filled init
+    becomes a constant in the body; any other init is read as an input.
+  }];
+  let options = [
+    Option<"maxTaps", "max-taps", "int64_t", /*default=*/"25",
+           "largest kh * kw rewritten (each tap is one input of the generic)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::math::MathDialect"];
+}
+
 def FoldGemmZeroInit : Pass<"dlc-fold-gemm-zero-init", "mlir::func::FuncOp"> {
   let summary = "Let library GEMMs overwrite their output instead of adding into zeros";
   let description = [{

@@ -43,14 +43,18 @@ void addBufferization(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-/// dlc ops to linalg on tensors, fused elementwise chains.
+/// dlc ops to linalg on tensors, fused elementwise chains; depthwise convs
+/// as sums over their taps first where asked, so that their bias and
+/// activation fuse into them.
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
-                      bool foldPoolPadding = false) {
+                      bool foldPoolPadding = false, bool depthwiseTaps = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
   dlc::LowerToLinalgOptions lower;
   lower.maxWorkspaceBytes = maxWorkspaceBytes;
   lower.foldPoolPadding = foldPoolPadding;
   pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
+  if (depthwiseTaps)
+    pm.addNestedPass<func::FuncOp>(dlc::createDepthwiseConvToTaps());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
 }
@@ -58,7 +62,8 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
 
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Graph level -> linalg on tensors.
-  addLowerToLinalg(pm, opts.maxWorkspaceBytes);
+  addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
+                   /*depthwiseTaps=*/opts.optLevel > 0);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   // Batched convs run image chunks whose columns fit in the last-level

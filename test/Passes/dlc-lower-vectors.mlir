@@ -55,3 +55,23 @@ func.func @row_operand_from_memory(%w: memref<64x6xf32>, %y: vector<1x16xf32>, %
   %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<6x1xf32>, vector<1x16xf32> into vector<6x16xf32>
   return %r : vector<6x16xf32>
 }
+
+// A read along a stride-2 innermost dim (a stride-2 depthwise conv's tap):
+// two contiguous 8-lane loads of the rows under it, the second starting 7
+// elements on (ending on the last element needed), and one shuffle of the
+// even elements; no scalar loads.
+// CHECK-LABEL: func.func @stride_two_read
+// CHECK-SAME: (%[[M:.*]]: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, %[[I:.*]]: index)
+// CHECK-NOT: memref.load
+// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [1], sizes: [1, 4, 15], strides: [144, 36, 1]
+// CHECK: %[[A:.*]] = vector.load %[[ROWS]][%{{.*}}, %[[I]], %c0] : memref<1x4x15xf32, strided<[144, 36, 1], offset: 1>>, vector<8xf32>
+// CHECK: %[[B:.*]] = vector.load %[[ROWS]][%{{.*}}, %[[I]], %c7] : memref<1x4x15xf32, strided<[144, 36, 1], offset: 1>>, vector<8xf32>
+// CHECK: %[[E:.*]] = vector.shuffle %[[A]], %[[B]] [0, 2, 4, 6, 9, 11, 13, 15]
+// CHECK: vector.insert %[[E]], %{{.*}} [0] : vector<8xf32> into vector<1x8xf32>
+// CHECK-NOT: memref.load
+func.func @stride_two_read(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, %i: index) -> vector<1x1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, vector<1x1x8xf32>
+  return %v : vector<1x1x8xf32>
+}
