@@ -156,6 +156,11 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     L1-friendly operand stays (see TileAndVectorize.cpp). Constant pads
     become a fill and a copy into the interior, and zero fills shared by
     several accumulations are cloned per accumulation, before tiling.
+    A GEMM's cache tiles also take the constant fill it accumulates into and,
+    for whole tiles, the elementwise op that reads its result (a conv's
+    bias, BatchNorm, activation or residual add, whose reshapes are first
+    moved past it), computed in place on the tile after the K loop
+    (passes/GemmTileFusion.h).
     All-parallel generics: one forall iteration per row, vectors along the
     innermost dim. NCHW depthwise/grouped convs and pools (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost

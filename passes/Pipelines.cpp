@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -17,8 +18,11 @@ using namespace mlir;
 
 namespace {
 /// Tensors to buffers, the same on every target: graph outputs are written
-/// in place into the caller's memory.
-void addBufferization(OpPassManager &pm) {
+/// in place into the caller's memory. With `vectorCopies` (CPU), a copy of
+/// at most one vector of one row is a vector load and store: a vectorized
+/// copy tile (a pad's interior) folds back to tensor slices, which
+/// bufferization copies, and as loops LLVM called memmove for 32 bytes.
+void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createMaterializeResults());
   pm.addNestedPass<func::FuncOp>(dlc::createSplitEmptyTensors());
   bufferization::OneShotBufferizationOptions bufOpts;
@@ -28,7 +32,19 @@ void addBufferization(OpPassManager &pm) {
   bufOpts.bufferAlignment = 64;
   // linalg.copy lowers to loops; a strided memref.copy would call
   // memrefCopy from MLIR's runner library, which the artifact does not have.
-  auto linalgCopy = [](OpBuilder &b, Location loc, Value from, Value to) {
+  auto linalgCopy = [vectorCopies](OpBuilder &b, Location loc, Value from, Value to) {
+    auto type = cast<MemRefType>(to.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    if (vectorCopies && type.hasStaticShape() && type.getRank() > 0 &&
+        shape.back() <= 16 && type.getNumElements() == shape.back()) {
+      auto vecType = VectorType::get(shape, type.getElementType());
+      SmallVector<Value> zeros(type.getRank(), b.create<arith::ConstantIndexOp>(loc, 0));
+      SmallVector<bool> inBounds(type.getRank(), true);
+      Value pad = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+      Value v = b.create<vector::TransferReadOp>(loc, vecType, from, zeros, pad, inBounds);
+      b.create<vector::TransferWriteOp>(loc, v, to, zeros, inBounds);
+      return success();
+    }
     b.create<linalg::CopyOp>(loc, from, to);
     return success();
   };
@@ -117,7 +133,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  addBufferization(pm);
+  addBufferization(pm, /*vectorCopies=*/opts.optLevel > 0);
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (opts.optLevel > 0)

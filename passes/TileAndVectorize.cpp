@@ -1,4 +1,5 @@
 //===- TileAndVectorize.cpp - cache/register tiling + vectorization -------===//
+#include "passes/GemmTileFusion.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
@@ -78,6 +79,7 @@ void copyStridedGatherSources(func::FuncOp func) {
     });
   }
 }
+
 
 /// A constant-padded tensor.pad as a fill of the padded buffer and a copy
 /// of the input into the view of its interior: both then tile, vectorize
@@ -220,6 +222,7 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    dlc::propagateReshapesToGemms(func);
     decomposePads(func);
     splitSharedFills(func);
     copyStridedGatherSources(func);
@@ -229,6 +232,8 @@ struct TileAndVectorizePass
         roots.push_back(op);
     });
     for (linalg::LinalgOp op : roots) {
+      if (fusedAway.contains(op) || dlc::initOfContraction(op))
+        continue;
       if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
               linalg::PoolingNchwSumOp, linalg::Conv2DNgchwGfchwOp>(op))
         tileWindowOp(rewriter, op);
@@ -356,6 +361,10 @@ struct TileAndVectorizePass
     linalg::LinalgOp cacheTile =
         tile(rewriter, op, parallelTiles, /*loops=*/nullptr, /*forall=*/true);
     if (cacheTile)
+      if (auto forall = dyn_cast<scf::ForallOp>(cacheTile->getParentOp()))
+        if (linalg::LinalgOp fill = dlc::fuseInitFill(rewriter, forall))
+          vectorizeRows(rewriter, fill);
+    if (cacheTile)
       cacheTile = tile(rewriter, cacheTile, kTiles);
     if (!cacheTile)
       return;
@@ -388,7 +397,44 @@ struct TileAndVectorizePass
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
     if (!panels) // panel tiles are full: nothing to peel
       peel(rewriter, loops, regTiles, {m, n});
+    // Whole cache tiles (static shapes) take the elementwise op after the
+    // GEMM (bias, BatchNorm, activation, residual) into their iteration.
+    bool wholeTiles = panels;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (parallelTiles[d] && ranges[d] % parallelTiles[d] != 0)
+        wholeTiles = false;
+    auto forall = regTile->getParentOfType<scf::ForallOp>();
+    if (!wholeTiles || !forall)
+      return;
+    Operation *replaced = nullptr;
+    if (linalg::LinalgOp epilogue = dlc::fuseEpilogue(rewriter, forall, replaced)) {
+      fusedAway.insert(replaced);
+      vectorizeRows(rewriter, epilogue);
+    }
   }
+
+  /// An all-parallel op on a static tile (inside a GEMM's cache tile): its
+  /// rows one at a time (scf.for), each in vectors along its last dim, the
+  /// remainder peeled.
+  void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
+      return;
+    SmallVector<int64_t> sizes(ranges.size(), 0), vec(ranges.size(), 1);
+    for (size_t i = 0; i + 1 < ranges.size(); ++i)
+      sizes[i] = ranges[i] > 1 ? 1 : 0;
+    vec.back() = std::min<int64_t>(vectorWidth, ranges.back());
+    sizes.back() = clampTile(vectorWidth, ranges.back());
+    SmallVector<scf::ForOp> loops;
+    linalg::LinalgOp t = tile(rewriter, op, sizes, &loops);
+    if (!t)
+      return;
+    t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
+    peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
+  }
+
+  /// Generics fused into a GEMM's tiles (gone from the function).
+  llvm::DenseSet<Operation *> fusedAway;
 
   /// A reduction in vector lanes (dlc::sumInLanes, or a reduction over an
   /// outer dim): the innermost loop is parallel, at most four vectors long,
@@ -536,6 +582,13 @@ struct TileAndVectorizePass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
       return;
+    if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation())) {
+      rewriter.setInsertionPoint(copy);
+      FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, copy);
+      if (failed(generic))
+        return;
+      op = cast<linalg::LinalgOp>(generic->getOperation());
+    }
     // Outer dims: one scf.forall iteration per row, for the thread pool.
     // Short rows (at most two vectors) go a plane at a time instead: the
     // forall iteration's index arithmetic then serves all the plane's rows,

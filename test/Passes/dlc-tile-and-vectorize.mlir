@@ -279,3 +279,57 @@ func.func @shared_fill_split(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tenso
   %1 = linalg.sub ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0, %1 : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A conv's GEMM (filter panels) into a zero fill, then its BatchNorm and
+// ReLU through the conv's reshapes: the reshapes move past the
+// elementwise op, which then reads the GEMM's result in the GEMM's shape
+// and runs inside the GEMM's cache tiles, in place on the tile after its K
+// loop; the fill runs there too, before the K loop. One scf.forall; the
+// reshapes to NCHW come after it.
+// CHECK-LABEL: func.func @panel_gemm_epilogue
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x8xf32>
+// CHECK-DAG: %[[SCALE:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 6] : tensor<12xf32> into tensor<2x6xf32>
+// CHECK: %[[OUT:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x2x6x48xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZEROED:.*]] = scf.for
+// CHECK: vector.transfer_write %[[ZERO]]
+// CHECK: %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROED]])
+// CHECK: vector.contract
+// CHECK: %[[DONE:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[SUMS]])
+// CHECK: vector.transfer_read %[[SCALE]]
+// CHECK: math.fma
+// CHECK: arith.maximumf
+// CHECK: tensor.parallel_insert_slice %[[DONE]]
+// CHECK-NOT: scf.forall
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[OUT]]
+// CHECK: %[[IMG:.*]] = tensor.expand_shape %[[FLAT]]
+// CHECK: return %[[IMG]]
+#ewmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#ecmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#eomap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#id = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+func.func @panel_gemm_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %scale: tensor<12xf32>, %shift: tensor<12xf32>) -> tensor<1x12x4x12xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#ewmap, #ecmap, #eomap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %img = tensor.expand_shape %flat [[0], [1], [2, 3]] output_shape [1, 12, 4, 12] : tensor<1x12x48xf32> into tensor<1x12x4x12xf32>
+  %out = tensor.empty() : tensor<1x12x4x12xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #ch, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %scale, %shift : tensor<1x12x4x12xf32>, tensor<12xf32>, tensor<12xf32>) outs(%out : tensor<1x12x4x12xf32>) {
+  ^bb0(%x: f32, %s: f32, %t: f32, %o: f32):
+    %y = math.fma %x, %s, %t : f32
+    %r = arith.maximumf %y, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x4x12xf32>
+  return %1 : tensor<1x12x4x12xf32>
+}

@@ -1,0 +1,179 @@
+//===- GemmTileFusion.cpp - elementwise work into a GEMM's cache tiles ----===//
+//
+// A conv's GEMM on the CPU writes its output a cache tile at a time; the
+// zero fill it accumulates into and the elementwise op after it (bias,
+// BatchNorm, activation, residual add) each made one more pass over the
+// whole output in memory. These helpers move both into the tiles, where the
+// data is in L1/L2. TileAndVectorize calls them on each GEMM's scf.forall.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/GemmTileFusion.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+/// Whether `v` is, through reshapes, the result of a linalg op with a
+/// reduction (a GEMM): elementwise ops reading it are its epilogue.
+bool reshapedGemmResult(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
+      v = c.getSrc();
+    else if (auto l = dyn_cast<linalg::LinalgOp>(def))
+      return l.getNumReductionLoops() > 0 && l.getNumParallelLoops() >= 3;
+    else
+      return false;
+  }
+  return false;
+}
+
+/// Moves `v`'s side-effect-free producers that sit after `before` in its
+/// block (an init's tensor.empty and reshapes) above it; false if one
+/// cannot move.
+bool hoistAbove(Value v, Operation *before) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != before->getBlock() || def->isBeforeInBlock(before))
+    return true;
+  if (def == before || !isMemoryEffectFree(def) || def->getNumRegions())
+    return false;
+  for (Value operand : def->getOperands())
+    if (!hoistAbove(operand, before))
+      return false;
+  def->moveBefore(before);
+  return true;
+}
+
+} // namespace
+
+void dlc::propagateReshapesToGemms(func::FuncOp func) {
+  auto control = [](OpOperand *operand) {
+    auto generic = dyn_cast<linalg::GenericOp>(operand->getOwner());
+    return generic && generic.getNumReductionLoops() == 0 &&
+           reshapedGemmResult(operand->get());
+  };
+  for (bool expand : {false, true}) {
+    RewritePatternSet patterns(func.getContext());
+    if (expand)
+      linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    else
+      linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, control);
+    tensor::populateReassociativeReshapeFoldingPatterns(patterns);
+    (void)applyPatternsAndFoldGreedily(func, std::move(patterns));
+  }
+}
+
+
+linalg::LinalgOp dlc::fuseEpilogue(RewriterBase &rewriter, scf::ForallOp forall,
+                                   Operation *&replaced) {
+  if (forall->getNumResults() != 1 || !forall->getResult(0).hasOneUse())
+    return nullptr;
+  Value whole = forall->getResult(0);
+  OpOperand &use = *whole.getUses().begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer || consumer.getNumReductionLoops() != 0 || consumer.getNumDpsInits() != 1 ||
+      !consumer.hasPureTensorSemantics() || !consumer.isDpsInput(&use) ||
+      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      consumer->getBlock() != forall->getBlock() ||
+      consumer.getResult(0).getType() != whole.getType())
+    return nullptr;
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  if (!consumer.getMatchingIndexingMap(init).isIdentity() ||
+      consumer.payloadUsesValueFromOperand(init))
+    return nullptr;
+  // The generic's other inputs must exist before the GEMM's loop.
+  SmallVector<OpOperand *> others;
+  for (OpOperand *in : consumer.getDpsInputOperands())
+    if (in != &use)
+      others.push_back(in);
+  if (llvm::any_of(others, [&](OpOperand *in) { return !hoistAbove(in->get(), forall); }))
+    return nullptr;
+  auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(
+      &*forall.getTerminator().getYieldingOps().begin());
+  if (!insert || !insert.getSourceType().hasStaticShape())
+    return nullptr;
+  // The tile: the consumer over the inserted slice, reading its other
+  // inputs' slices through their maps and the GEMM's tile as its init.
+  SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), extents = insert.getMixedSizes();
+  rewriter.setInsertionPoint(forall.getTerminator());
+  Location loc = consumer.getLoc();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : others) {
+    AffineMap map = consumer.getMatchingIndexingMap(in);
+    auto type = cast<RankedTensorType>(in->get().getType());
+    SmallVector<OpFoldResult> o, z, one(type.getRank(), rewriter.getIndexAttr(1));
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      o.push_back(offsets[d]);
+      z.push_back(extents[d]);
+    }
+    inputs.push_back(rewriter.create<tensor::ExtractSliceOp>(loc, in->get(), o, z, one));
+    maps.push_back(map);
+  }
+  AffineMap identity = consumer.getMatchingIndexingMap(init);
+  maps.push_back(identity);
+  Value gemmTile = insert.getSource();
+  auto tileOp = rewriter.create<linalg::GenericOp>(
+      loc, TypeRange{gemmTile.getType()}, inputs, ValueRange{gemmTile}, maps,
+      consumer.getIteratorTypesArray());
+  // The body, with the GEMM's value read from the init.
+  Block *body = rewriter.createBlock(&tileOp.getRegion());
+  IRMapping mapping;
+  Block &old = consumer.getRegion().front();
+  for (OpOperand *in : others)
+    mapping.map(old.getArgument(in->getOperandNumber()),
+                body->addArgument(old.getArgument(in->getOperandNumber()).getType(), loc));
+  Value outArg = body->addArgument(old.getArgument(use.getOperandNumber()).getType(), loc);
+  mapping.map(old.getArgument(use.getOperandNumber()), outArg);
+  rewriter.setInsertionPointToStart(body);
+  for (Operation &op : old)
+    rewriter.clone(op, mapping);
+  rewriter.modifyOpInPlace(insert, [&] { insert.getSourceMutable().assign(tileOp.getResult(0)); });
+  replaced = consumer;
+  rewriter.replaceOp(consumer, whole);
+  return cast<linalg::LinalgOp>(tileOp.getOperation());
+}
+
+linalg::LinalgOp dlc::fuseInitFill(RewriterBase &rewriter, scf::ForallOp forall) {
+  if (forall.getOutputs().size() != 1)
+    return nullptr;
+  auto fill = forall.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill->hasOneUse() || !fill.hasPureTensorSemantics())
+    return nullptr;
+  BlockArgument arg = forall.getRegionIterArgs()[0];
+  tensor::ExtractSliceOp slice;
+  for (Operation *user : arg.getUsers())
+    if (auto s = dyn_cast<tensor::ExtractSliceOp>(user)) {
+      if (slice)
+        return nullptr; // the tile is read in two places
+      slice = s;
+    }
+  if (!slice)
+    return nullptr;
+  rewriter.setInsertionPointAfter(slice);
+  auto tileFill = rewriter.create<linalg::FillOp>(fill.getLoc(), fill.getInputs()[0],
+                                                  slice.getResult());
+  rewriter.replaceAllUsesExcept(slice.getResult(), tileFill.getResult(0), tileFill);
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall.getOutputsMutable()[0].assign(fill.getOutputs()[0]);
+  });
+  rewriter.eraseOp(fill);
+  return cast<linalg::LinalgOp>(tileFill.getOperation());
+}
+
+bool dlc::initOfContraction(linalg::LinalgOp op) {
+  if (!isa<linalg::FillOp>(op) || !op->hasOneUse())
+    return false;
+  OpOperand &use = *op->getUses().begin();
+  auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  return user && user.isDpsInit(&use) && linalg::isaContractionOpInterface(user);
+}
