@@ -60,12 +60,17 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
   int64_t panels = wType.getDimSize(0), rows = layout.rows;
   int64_t fp = panels * rows, pp = cast<RankedTensorType>(cols.getType()).getDimSize(2);
   Type elem = initType.getElementType();
-  // The start (zeros, a bias) goes into the padded accumulator's corner;
-  // the padding starts as whatever the buffer held. (Also without padding:
-  // the conv's own accumulator, reshaped into panels, was copied whole
-  // before the GEMM by bufferization.)
-  Value acc = writeIntoCorner(b, loc, init4, paddedBuffer(b, loc, {n, fp, pp}, elem),
-                              {{0}, {1}, {2, 3}}, {n, f, p});
+  // A constant start (zeros) fills the whole padded accumulator: one fill
+  // that dlc-tile-and-vectorize moves into the GEMM's cache tiles. Any
+  // other start (a bias) goes into its corner, the padding starting as
+  // whatever the buffer held. (Also without padding: the conv's own
+  // accumulator, reshaped into panels, was copied whole before the GEMM by
+  // bufferization.)
+  Value acc = paddedBuffer(b, loc, {n, fp, pp}, elem);
+  if (auto fill = init4.getDefiningOp<linalg::FillOp>())
+    acc = b.create<linalg::FillOp>(loc, fill.getInputs()[0], acc).getResult(0);
+  else
+    acc = writeIntoCorner(b, loc, init4, acc, {{0}, {1}, {2, 3}}, {n, f, p});
   Value acc4 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, panels, rows, pp}, elem), acc,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});

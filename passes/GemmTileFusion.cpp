@@ -13,7 +13,9 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -28,6 +30,8 @@ bool reshapedGemmResult(Value v) {
       v = e.getSrc();
     else if (auto c = dyn_cast<tensor::CollapseShapeOp>(def))
       v = c.getSrc();
+    else if (auto s = dyn_cast<tensor::ExtractSliceOp>(def))
+      v = s.getSource();
     else if (auto l = dyn_cast<linalg::LinalgOp>(def))
       return l.getNumReductionLoops() > 0 && l.getNumParallelLoops() >= 3;
     else
@@ -35,6 +39,89 @@ bool reshapedGemmResult(Value v) {
   }
   return false;
 }
+
+/// `v` padded at the end of each dim with zeros to `type`: a new constant
+/// when `v` is one (a per-channel scale, which must exist before the GEMM
+/// it joins), else a tensor.pad.
+Value padWithZeros(PatternRewriter &rewriter, Location loc, Value v, RankedTensorType type) {
+  auto from = cast<RankedTensorType>(v.getType());
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)) && from.getRank() == 1 &&
+      isa<FloatType>(from.getElementType())) {
+    SmallVector<APFloat> values(dense.getValues<APFloat>());
+    values.resize(type.getDimSize(0),
+                  APFloat::getZero(cast<FloatType>(from.getElementType()).getFloatSemantics()));
+    return rewriter.create<arith::ConstantOp>(loc, type, DenseElementsAttr::get(type, values));
+  }
+  Value zero = rewriter.create<arith::ConstantOp>(loc, rewriter.getZeroAttr(type.getElementType()));
+  return tensor::createPadHighOp(type, v, zero, /*nofold=*/false, loc, rewriter);
+}
+
+/// An elementwise op reading the valid corner (an extract_slice at zero) of
+/// a GEMM's padded result (filter rows padded to whole panels, pixels to
+/// whole tiles) runs over the whole padded result instead, its result
+/// sliced after it: it then reads the GEMM's result itself and can join
+/// its tiles. Its other inputs must be broadcasts (per-channel scale and
+/// shift), padded with zeros; a full-size input (a residual) would need a
+/// padded copy, which costs what the fusion saves.
+struct ComputeOverGemmPadding : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1 ||
+        !op.hasPureTensorSemantics() || op->getNumResults() != 1)
+      return failure();
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!op.getMatchingIndexingMap(init).isIdentity() || op.payloadUsesValueFromOperand(init))
+      return failure();
+    OpOperand *sliced = nullptr;
+    tensor::ExtractSliceOp slice;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      auto s = in->get().getDefiningOp<tensor::ExtractSliceOp>();
+      if (s && op.getMatchingIndexingMap(in).isIdentity() && reshapedGemmResult(s.getSource()) &&
+          s.getSourceType().hasStaticShape() && s.getSourceType().getRank() == s.getType().getRank() &&
+          s.hasZeroOffset() && s.hasUnitStride()) {
+        sliced = in;
+        slice = s;
+        break;
+      }
+    }
+    if (!sliced)
+      return failure();
+    ArrayRef<int64_t> whole = slice.getSourceType().getShape();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      if (in == sliced) {
+        inputs.push_back(slice.getSource());
+        continue;
+      }
+      AffineMap map = op.getMatchingIndexingMap(in);
+      auto type = dyn_cast<RankedTensorType>(in->get().getType());
+      if (!type || !type.hasStaticShape() || !map.isProjectedPermutation())
+        return failure();
+      SmallVector<int64_t> padded(type.getShape());
+      for (auto [j, e] : llvm::enumerate(map.getResults()))
+        padded[j] = whole[cast<AffineDimExpr>(e).getPosition()];
+      if (padded == type.getShape()) {
+        inputs.push_back(in->get());
+        continue;
+      }
+      if (map.getNumResults() == op.getNumLoops())
+        return failure(); // a full-size input
+      inputs.push_back(padWithZeros(rewriter, loc, in->get(), type.clone(padded)));
+    }
+    Value empty = rewriter.create<tensor::EmptyOp>(loc, whole, resultType.getElementType());
+    auto wide = rewriter.create<linalg::GenericOp>(loc, TypeRange{empty.getType()}, inputs,
+                                                   ValueRange{empty}, op.getIndexingMapsArray(),
+                                                   op.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(op.getRegion(), wide.getRegion(), wide.getRegion().begin());
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+        op, resultType, wide.getResult(0), slice.getMixedOffsets(), slice.getMixedSizes(),
+        slice.getMixedStrides());
+    return success();
+  }
+};
 
 /// Moves `v`'s side-effect-free producers that sit after `before` in its
 /// block (an init's tensor.empty and reshapes) above it; false if one
@@ -64,8 +151,10 @@ void dlc::propagateReshapesToGemms(func::FuncOp func) {
     RewritePatternSet patterns(func.getContext());
     if (expand)
       linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
-    else
+    else {
       linalg::populateFoldReshapeOpsByCollapsingPatterns(patterns, control);
+      patterns.add<ComputeOverGemmPadding>(func.getContext());
+    }
     tensor::populateReassociativeReshapeFoldingPatterns(patterns);
     (void)applyPatternsAndFoldGreedily(func, std::move(patterns));
   }

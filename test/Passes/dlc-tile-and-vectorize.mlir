@@ -333,3 +333,50 @@ func.func @panel_gemm_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32
   } -> tensor<1x12x4x12xf32>
   return %1 : tensor<1x12x4x12xf32>
 }
+
+// -----
+
+// The same with the GEMM's padding: 10 filters in two 6-row panels, 40
+// pixels (5 x 8) in 48 lanes. The elementwise op runs over the whole
+// padded result, its per-channel scale padded with zeros (a new constant,
+// reshaped to the panels), and the valid corner is sliced after it.
+// CHECK-LABEL: func.func @padded_panel_gemm_epilogue
+// CHECK: %[[SCALE:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, {{.*}}, 1.000000e+01, 0.000000e+00, 0.000000e+00]]> : tensor<2x6xf32>
+// CHECK: %[[OUT:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract
+// CHECK: vector.transfer_read %[[SCALE]]
+// CHECK: arith.maximumf
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: scf.forall
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[OUT]]
+// CHECK: %[[VALID:.*]] = tensor.extract_slice %[[FLAT]][0, 0, 0] [1, 10, 40] [1, 1, 1]
+// CHECK: %[[IMG:.*]] = tensor.expand_shape %[[VALID]]
+// CHECK: return %[[IMG]]
+#pwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#pcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#pomap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#pid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#pch = affine_map<(n, c, h, w) -> (c)>
+func.func @padded_panel_gemm_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>) -> tensor<1x10x5x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %scale = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]> : tensor<10xf32>
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#pwmap, #pcmap, #pomap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid = tensor.extract_slice %flat[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x10x40xf32>
+  %img = tensor.expand_shape %valid [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %out = tensor.empty() : tensor<1x10x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#pid, #pch, #pid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %scale : tensor<1x10x5x8xf32>, tensor<10xf32>) outs(%out : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %r = arith.maximumf %y, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10x5x8xf32>
+  return %1 : tensor<1x10x5x8xf32>
+}
