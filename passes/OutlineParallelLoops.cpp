@@ -3,9 +3,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -75,6 +77,48 @@ bool pairwiseDisjoint(ArrayRef<Value> memrefs, func::FuncOp entry) {
   return true;
 }
 
+/// Roughly how many operations one iteration of `region` executes, in
+/// units of one vector instruction: each op counts once per iteration of the
+/// scf.for loops around it (constant trip counts; an unknown one counts 16),
+/// a linalg op once per point of its iteration space and op of its body, a
+/// vector op once per 8 elements.
+int64_t opsPerIteration(Region &region) {
+  int64_t ops = 0;
+  auto timesAround = [&](Operation *op) {
+    int64_t times = 1;
+    for (Operation *p = op->getParentOp(); p && p != region.getParentOp(); p = p->getParentOp())
+      if (auto f = dyn_cast<scf::ForOp>(p)) {
+        auto lb = getConstantIntValue(f.getLowerBound()), ub = getConstantIntValue(f.getUpperBound()),
+             st = getConstantIntValue(f.getStep());
+        times *= (lb && ub && st && *st > 0) ? std::max<int64_t>(1, (*ub - *lb + *st - 1) / *st) : 16;
+      }
+    return times;
+  };
+  region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+      int64_t points = 1;
+      for (int64_t r : linalgOp.getStaticLoopRanges())
+        points *= ShapedType::isDynamic(r) ? 16 : r;
+      int64_t bodyOps = std::max<int64_t>(1, linalgOp.getBlock()->getOperations().size() - 1);
+      ops += timesAround(op) * points * bodyOps;
+      return WalkResult::skip();
+    }
+    if (isa<scf::YieldOp, scf::ForOp>(op) || op->hasTrait<OpTrait::ConstantLike>())
+      return WalkResult::advance();
+    int64_t elements = 1;
+    auto widest = [&](TypeRange types) {
+      for (Type t : types)
+        if (auto v = dyn_cast<VectorType>(t))
+          elements = std::max<int64_t>(elements, v.getNumElements());
+    };
+    widest(op->getOperandTypes());
+    widest(op->getResultTypes());
+    ops += timesAround(op) * ((elements + 7) / 8);
+    return WalkResult::advance();
+  });
+  return ops;
+}
+
 struct OutlineParallelLoopsPass
     : dlc::impl::OutlineParallelLoopsBase<OutlineParallelLoopsPass> {
   using OutlineParallelLoopsBase::OutlineParallelLoopsBase;
@@ -118,6 +162,8 @@ struct OutlineParallelLoopsPass
       total *= t;
     if (total <= 1)
       return success();
+    if (total * opsPerIteration(loop.getRegion()) < minParallelWork)
+      return success(); // too little work to share
 
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop.getRegion(), captured);

@@ -386,10 +386,16 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     `dlc.disjoint_buffers`. The entry is marked `llvm.bareptr` (one pointer per
     tensor); bodies take full memref descriptors, since captured views may
     be strided. dlc-dispatch-parallel-calls later turns the calls into
-    dlc_parallel_for calls on the pool.
+    dlc_parallel_for calls on the pool. A loop whose estimated work (vector
+    instructions over all its iterations, linalg ops counted per point) is
+    under `min-parallel-work` stays a sequential loop in the entry: handing
+    a few microseconds to another thread costs about what it saves (LeNet
+    ran slower on 2 threads than on 1).
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
+    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"8192",
+           "smallest estimated work (vector instructions) dispatched to the thread pool">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect",
                            "mlir::LLVM::LLVMDialect", "mlir::func::FuncDialect"];

@@ -1,4 +1,5 @@
-// RUN: %dlc-opt %s --dlc-outline-parallel-loops | FileCheck %s
+// RUN: %dlc-opt %s --dlc-outline-parallel-loops=min-parallel-work=0 | FileCheck %s
+// RUN: %dlc-opt %s --dlc-outline-parallel-loops | FileCheck %s --check-prefix=DEFAULT
 
 // The entry gains the pool argument and the bare-pointer ABI; the parallel
 // loop becomes a body over linearized iterations [lo, hi), called over the
@@ -20,6 +21,12 @@
 // CHECK: arith.divui %[[I]]
 // CHECK: memref.load
 // CHECK: memref.store
+// With the default min-parallel-work, eight iterations of a load and a
+// store are too little work for the pool: the loop stays in the entry.
+// DEFAULT-LABEL: func.func @main
+// DEFAULT-NOT: call @dlc_parallel_body
+// DEFAULT: scf.parallel
+// DEFAULT-NOT: func.func private @dlc_parallel_body
 func.func @main(%arena: memref<4096xi8>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
