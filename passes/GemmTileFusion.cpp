@@ -62,8 +62,9 @@ Value padWithZeros(PatternRewriter &rewriter, Location loc, Value v, RankedTenso
 /// whole tiles) runs over the whole padded result instead, its result
 /// sliced after it: it then reads the GEMM's result itself and can join
 /// its tiles. Its other inputs must be broadcasts (per-channel scale and
-/// shift), padded with zeros; a full-size input (a residual) would need a
-/// padded copy, which costs what the fusion saves.
+/// shift), padded with zeros, or full-size inputs that are themselves the
+/// corner of a result padded alike (a residual from an earlier fused GEMM);
+/// any other would need a padded copy, which costs what the fusion saves.
 struct ComputeOverGemmPadding : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
@@ -107,8 +108,17 @@ struct ComputeOverGemmPadding : OpRewritePattern<linalg::GenericOp> {
         inputs.push_back(in->get());
         continue;
       }
-      if (map.getNumResults() == op.getNumLoops())
-        return failure(); // a full-size input
+      if (map.getNumResults() == op.getNumLoops()) {
+        // A full-size input (a residual) only as the corner of a tensor
+        // padded alike (the output of an earlier GEMM run over its padding):
+        // it is read in place.
+        auto corner = in->get().getDefiningOp<tensor::ExtractSliceOp>();
+        if (!map.isIdentity() || !corner || !corner.hasZeroOffset() || !corner.hasUnitStride() ||
+            corner.getSourceType().getShape() != ArrayRef<int64_t>(padded))
+          return failure();
+        inputs.push_back(corner.getSource());
+        continue;
+      }
       inputs.push_back(padWithZeros(rewriter, loc, in->get(), type.clone(padded)));
     }
     Value empty = rewriter.create<tensor::EmptyOp>(loc, whole, resultType.getElementType());

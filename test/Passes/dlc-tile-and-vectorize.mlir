@@ -380,3 +380,67 @@ func.func @padded_panel_gemm_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36
   } -> tensor<1x10x5x8xf32>
   return %1 : tensor<1x10x5x8xf32>
 }
+
+// -----
+
+// A residual add after a padded GEMM whose other input is the valid corner
+// of an earlier GEMM's padded result (a ResNet block's input, the output of
+// the previous fused epilogue): it reads that padded result in place, and
+// both epilogues join their GEMM's tiles.
+// CHECK-LABEL: func.func @residual_from_padded_gemm
+// CHECK: %[[FIRST:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract
+// CHECK: arith.mulf
+// CHECK: %[[SECOND:.*]] = scf.forall (%[[PANEL:.*]]) in (2)
+// CHECK: vector.contract
+// CHECK: vector.transfer_read %[[FIRST]][%c0, %[[PANEL]],
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: scf.forall
+// CHECK: tensor.collapse_shape %[[SECOND]]
+#rwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#rcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#romap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#rid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#rch = affine_map<(n, c, h, w) -> (c)>
+func.func @residual_from_padded_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>) -> tensor<1x10x5x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %scale = arith.constant dense<2.0> : tensor<10xf32>
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#rwmap, #rcmap, #romap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid = tensor.extract_slice %flat[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x10x40xf32>
+  %img = tensor.expand_shape %valid [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %out = tensor.empty() : tensor<1x10x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#rid, #rch, #rid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %scale : tensor<1x10x5x8xf32>, tensor<10xf32>) outs(%out : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<1x10x5x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %2 = linalg.generic {indexing_maps = [#rwmap, #rcmap, #romap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc2 : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat2 = tensor.collapse_shape %2 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid2 = tensor.extract_slice %flat2[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x10x40xf32>
+  %img2 = tensor.expand_shape %valid2 [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %out2 = tensor.empty() : tensor<1x10x5x8xf32>
+  %3 = linalg.generic {indexing_maps = [#rid, #rid, #rid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img2, %1 : tensor<1x10x5x8xf32>, tensor<1x10x5x8xf32>) outs(%out2 : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %r: f32, %o: f32):
+    %y = arith.addf %x, %r : f32
+    %m = arith.maximumf %y, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<1x10x5x8xf32>
+  return %3 : tensor<1x10x5x8xf32>
+}
