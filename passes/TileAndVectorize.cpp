@@ -80,7 +80,6 @@ void copyStridedGatherSources(func::FuncOp func) {
   }
 }
 
-
 /// A constant-padded tensor.pad as a fill of the padded buffer and a copy
 /// of the input into the view of its interior: both then tile, vectorize
 /// and run on the thread pool like any elementwise op. (Bufferized as is,
@@ -222,6 +221,7 @@ struct TileAndVectorizePass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     IRRewriter rewriter(&getContext());
+    fusedAway.clear();
     dlc::propagateReshapesToGemms(func);
     decomposePads(func);
     splitSharedFills(func);
@@ -433,7 +433,8 @@ struct TileAndVectorizePass
     peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
   }
 
-  /// Generics fused into a GEMM's tiles (gone from the function).
+  /// Generics of this function fused into a GEMM's tiles (erased: their
+  /// pointers are only compared against the roots collected before).
   llvm::DenseSet<Operation *> fusedAway;
 
   /// A reduction in vector lanes (dlc::sumInLanes, or a reduction over an
@@ -582,13 +583,6 @@ struct TileAndVectorizePass
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
       return;
-    if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation())) {
-      rewriter.setInsertionPoint(copy);
-      FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, copy);
-      if (failed(generic))
-        return;
-      op = cast<linalg::LinalgOp>(generic->getOperation());
-    }
     // Outer dims: one scf.forall iteration per row, for the thread pool.
     // Short rows (at most two vectors) go a plane at a time instead: the
     // forall iteration's index arithmetic then serves all the plane's rows,
