@@ -8,6 +8,7 @@
 // map, and the whole conv one elementwise generic summing the taps.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -99,6 +100,12 @@ bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
           acc = nb.create<math::FmaOp>(l, xs[t], ws[t], acc);
         nb.create<linalg::YieldOp>(l, acc);
       });
+  // `dlc inspect` lists which kernel each conv took.
+  std::string kernel = "depthwise: " + std::to_string(numTaps) +
+                       " taps summed in one elementwise loop, vectorized along output rows";
+  if (strides[1] == 2)
+    kernel += " (stride-2 taps as two loads and a shuffle)";
+  dlc::recordKernel(op, kernel);
   op->getResult(0).replaceAllUsesWith(generic.getResult(0));
   op->erase();
   return true;
@@ -116,9 +123,13 @@ struct DepthwiseConvToTapsPass
     });
     for (linalg::DepthwiseConv2DNchwChwOp op : convs) {
       Value init = op.getOutputs()[0];
-      if (rewriteAsTaps(op, maxTaps))
-        if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill && fill->use_empty())
-          fill->erase();
+      if (!rewriteAsTaps(op, maxTaps)) {
+        dlc::recordKernel(op, "depthwise: direct loops over the window (too many taps or "
+                              "dynamic shapes), vectorized by LLVM along output rows");
+        continue;
+      }
+      if (auto fill = init.getDefiningOp<linalg::FillOp>(); fill && fill->use_empty())
+        fill->erase();
     }
   }
 };

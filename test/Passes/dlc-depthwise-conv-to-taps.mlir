@@ -3,8 +3,10 @@
 // A 3x3 stride-2 depthwise conv into zeros: nine strided slices of the
 // input and nine per-channel weight slices, summed by one all-parallel
 // generic in (kh, kw) order starting from the fill's constant.
+// The kernel is recorded for `dlc inspect`.
 // CHECK-LABEL: func.func @stride_two
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x9x9xf32>, %[[W:.*]]: tensor<4x3x3xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["?: depthwise: 9 taps summed in one elementwise loop, vectorized along output rows (stride-2 taps as two loads and a shuffle)"]
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[T0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 4, 4, 4] [1, 1, 2, 2]
 // CHECK-DAG: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [4, 1, 1] [1, 1, 1] : tensor<4x3x3xf32> to tensor<4xf32>
@@ -50,6 +52,7 @@ func.func @dilated_over_bias(%x: tensor<1x2x6x6xf32>, %w: tensor<2x2x2xf32>, %b:
 
 // A window over max-taps stays a named op.
 // CHECK-LABEL: func.func @too_many_taps
+// CHECK-SAME: dlc.conv_kernels = ["?: depthwise: direct loops over the window
 // CHECK: linalg.depthwise_conv_2d_nchw_chw
 func.func @too_many_taps(%x: tensor<1x2x12x12xf32>, %w: tensor<2x7x7xf32>, %b: tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32> {
   %0 = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
