@@ -204,6 +204,20 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<
   return b.create<arith::ConstantOp>(loc, DenseResourceElementsAttr::get(type, name, std::move(blob)));
 }
 
+Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside) {
+  auto t = tensorType(x);
+  auto c = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+  // One unsigned compare per axis: a negative index wraps past the size.
+  Value inside = b.create<arith::AndIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, h, c(t.getDimSize(2))),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, w, c(t.getDimSize(3))));
+  h = b.create<arith::SelectOp>(loc, inside, h, c(0));
+  w = b.create<arith::SelectOp>(loc, inside, w, c(0));
+  Value v = b.create<tensor::ExtractOp>(
+      loc, x, ValueRange{b.create<linalg::IndexOp>(loc, 0), b.create<linalg::IndexOp>(loc, 1), h, w});
+  return b.create<arith::SelectOp>(loc, inside, v, outside);
+}
+
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
                     Value into, ArrayRef<int64_t> pad) {
@@ -237,21 +251,12 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
               nb.create<linalg::YieldOp>(l, v);
               return;
             }
-            // Unpadded input: (h - top, w - left), zero outside (one
-            // unsigned compare per axis), read at a clamped address.
+            // Unpadded input: (h - top, w - left), zero outside it.
             auto c = [&](int64_t v) { return nb.create<arith::ConstantIndexOp>(l, v); };
             h = nb.create<arith::SubIOp>(l, h, c(pad[0]));
             w = nb.create<arith::SubIOp>(l, w, c(pad[1]));
-            Value inside = nb.create<arith::AndIOp>(
-                l,
-                nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, h, c(in.getDimSize(2))),
-                nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, w, c(in.getDimSize(3))));
-            h = nb.create<arith::SelectOp>(l, inside, h, c(0));
-            w = nb.create<arith::SelectOp>(l, inside, w, c(0));
-            Value v = nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(1), h, w});
             Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
-            Value read = nb.create<arith::SelectOp>(l, inside, v, zero);
-            nb.create<linalg::YieldOp>(l, read);
+            nb.create<linalg::YieldOp>(l, readInsideOr(nb, l, xp, h, w, zero));
           })
       .getResult(0);
 }

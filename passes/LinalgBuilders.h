@@ -91,6 +91,12 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<
 /// keep the forward's result alive until the backward pass).
 constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
 
+/// Inside a linalg body over (n, c, ...): x[n, c, h, w] where (h, w) lies
+/// inside x's last two dims, else `outside`. The read is at a clamped
+/// address, so it never leaves x (a padded conv or pool reading its input
+/// in place, without a padded copy).
+Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside);
+
 /// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
 /// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with

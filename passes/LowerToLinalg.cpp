@@ -756,7 +756,6 @@ struct PoolLowering : DlcPattern<OpTy> {
   static Value maxOverUnpadded(OpBuilder &b, Location loc, Value x, RankedTensorType outType,
                                ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
                                ArrayRef<int64_t> low) {
-    auto in = tensorType(x);
     double negInf = -std::numeric_limits<double>::infinity();
     Value window = b.create<tensor::EmptyOp>(loc, k, b.getF32Type());
     MLIRContext *ctx = b.getContext();
@@ -772,22 +771,15 @@ struct PoolLowering : DlcPattern<OpTy> {
             [&](OpBuilder &nb, Location l, ValueRange args) {
               auto c = [&](int64_t v) { return nb.create<arith::ConstantIndexOp>(l, v); };
               auto index = [&](unsigned i) { return nb.create<linalg::IndexOp>(l, i); };
-              // o * stride + k * dilation - pad, one unsigned compare a side.
+              // o * stride + k * dilation - pad.
               auto at = [&](unsigned o, unsigned kk, int axis) -> Value {
                 Value v = nb.create<arith::AddIOp>(
                     l, nb.create<arith::MulIOp>(l, index(o), c(s[axis])),
                     nb.create<arith::MulIOp>(l, index(kk), c(d[axis])));
                 return nb.create<arith::SubIOp>(l, v, c(low[2 + axis]));
               };
-              Value h = at(2, 4, 0), w = at(3, 5, 1);
-              Value inside = nb.create<arith::AndIOp>(
-                  l, nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, h, c(in.getDimSize(2))),
-                  nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::ult, w, c(in.getDimSize(3))));
-              h = nb.create<arith::SelectOp>(l, inside, h, c(0));
-              w = nb.create<arith::SelectOp>(l, inside, w, c(0));
-              Value v = nb.create<tensor::ExtractOp>(l, x, ValueRange{index(0), index(1), h, w});
               Value lowest = nb.create<arith::ConstantOp>(l, nb.getF32FloatAttr(negInf));
-              v = nb.create<arith::SelectOp>(l, inside, v, lowest);
+              Value v = readInsideOr(nb, l, x, at(2, 4, 0), at(3, 5, 1), lowest);
               nb.create<linalg::YieldOp>(
                   l, nb.create<arith::MaximumFOp>(l, args[1], v).getResult());
             })
