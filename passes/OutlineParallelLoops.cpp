@@ -7,6 +7,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -88,9 +89,9 @@ int64_t opsPerIteration(Region &region) {
     int64_t times = 1;
     for (Operation *p = op->getParentOp(); p && p != region.getParentOp(); p = p->getParentOp())
       if (auto f = dyn_cast<scf::ForOp>(p)) {
-        auto lb = getConstantIntValue(f.getLowerBound()), ub = getConstantIntValue(f.getUpperBound()),
-             st = getConstantIntValue(f.getStep());
-        times *= (lb && ub && st && *st > 0) ? std::max<int64_t>(1, (*ub - *lb + *st - 1) / *st) : 16;
+        std::optional<int64_t> trips =
+            constantTripCount(f.getLowerBound(), f.getUpperBound(), f.getStep());
+        times *= trips ? std::max<int64_t>(1, *trips) : 16;
       }
     return times;
   };

@@ -32,7 +32,7 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
   bufOpts.bufferAlignment = 64;
   // linalg.copy lowers to loops; a strided memref.copy would call
   // memrefCopy from MLIR's runner library, which the artifact does not have.
-  auto linalgCopy = [vectorCopies](OpBuilder &b, Location loc, Value from, Value to) {
+  auto bufferCopy = [vectorCopies](OpBuilder &b, Location loc, Value from, Value to) {
     auto type = cast<MemRefType>(to.getType());
     ArrayRef<int64_t> shape = type.getShape();
     if (vectorCopies && type.hasStaticShape() && type.getRank() > 0 &&
@@ -48,11 +48,11 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
     b.create<linalg::CopyOp>(loc, from, to);
     return success();
   };
-  bufOpts.memCpyFn = linalgCopy;
+  bufOpts.memCpyFn = bufferCopy;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
-  outParams.memCpyFn = linalgCopy;
+  outParams.memCpyFn = bufferCopy;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -413,9 +413,12 @@ struct TileAndVectorizePass
     }
   }
 
-  /// An all-parallel op on a static tile (inside a GEMM's cache tile): its
-  /// rows one at a time (scf.for), each in vectors along its last dim, the
-  /// remainder peeled.
+  /// An all-parallel op on a static tile (an elementwise op's forall row or
+  /// plane, or a fill or epilogue inside a GEMM's cache tile): its rows one
+  /// at a time (scf.for), each in vectors of the target's width along its
+  /// last dim, the remainder peeled. The rows go in the same tiling as the
+  /// vectors (a separate one leaves a row slice between the two loops, and
+  /// the transfer folds then lost the full vectors' writes).
   void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
@@ -429,7 +432,13 @@ struct TileAndVectorizePass
     linalg::LinalgOp t = tile(rewriter, op, sizes, &loops);
     if (!t)
       return;
-    t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
+    // Bool tensors stay scalar: LLVM packs vectors of i1 into bits in
+    // memory, while a memref of i1 holds one byte per element.
+    bool touchesBool = llvm::any_of(t->getOperandTypes(), [](Type type) {
+      return getElementTypeOrSelf(type).isInteger(1);
+    });
+    if (!touchesBool)
+      t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
     peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
   }
 
@@ -596,29 +605,8 @@ struct TileAndVectorizePass
     if (shortRows)
       outer[rank - 2] = 0;
     linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
-    if (!row)
-      return;
-    // Innermost dim: vectors of the target's width, the remainder peeled;
-    // the plane's rows in the same tiling (a separate one leaves a row
-    // slice between the two loops, and the transfer folds then lost the
-    // full vectors' writes).
-    SmallVector<int64_t> sizes(ranges.size(), 0), vec(ranges.size(), 1);
-    vec.back() = std::min<int64_t>(vectorWidth, ranges.back());
-    sizes.back() = clampTile(vectorWidth, ranges.back());
-    if (shortRows)
-      sizes[rank - 2] = 1;
-    SmallVector<scf::ForOp> loops;
-    linalg::LinalgOp t = tile(rewriter, row, sizes, &loops);
-    if (!t)
-      return;
-    // Bool tensors stay scalar: LLVM packs vectors of i1 into bits in
-    // memory, while a memref of i1 holds one byte per element.
-    bool touchesBool = llvm::any_of(t->getOperandTypes(), [](Type type) {
-      return getElementTypeOrSelf(type).isInteger(1);
-    });
-    if (!touchesBool)
-      t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(vec));
-    peel(rewriter, loops, sizes, {(unsigned)sizes.size() - 1});
+    if (row)
+      vectorizeRows(rewriter, row);
   }
 };
 } // namespace

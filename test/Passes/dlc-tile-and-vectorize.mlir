@@ -444,3 +444,41 @@ func.func @residual_from_padded_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x
   } -> tensor<1x10x5x8xf32>
   return %3 : tensor<1x10x5x8xf32>
 }
+
+// -----
+
+// A small corner of a GEMM's result (8 of its 48 pixels) is not padding:
+// the elementwise op stays on the corner, in loops of its own, instead
+// of running over six times the data.
+// CHECK-LABEL: func.func @small_corner_not_padding
+// CHECK: %[[GEMM:.*]] = scf.forall
+// CHECK: vector.contract
+// CHECK-NOT: arith.maximumf
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[GEMM]]
+// CHECK: scf.for {{.*}} -> (tensor<1x12x8xf32>)
+// CHECK: vector.transfer_read %[[FLAT]]{{.*}} : tensor<1x12x48xf32>, vector<1x1x8xf32>
+// CHECK: arith.maximumf
+#swmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#scmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#somap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#sid = affine_map<(n, c, p) -> (n, c, p)>
+func.func @small_corner_not_padding(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>) -> tensor<1x12x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#swmap, #scmap, #somap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %corner = tensor.extract_slice %flat[0, 0, 0] [1, 12, 8] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x12x8xf32>
+  %out = tensor.empty() : tensor<1x12x8xf32>
+  %1 = linalg.generic {indexing_maps = [#sid, #sid], iterator_types = ["parallel", "parallel", "parallel"]} ins(%corner : tensor<1x12x8xf32>) outs(%out : tensor<1x12x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x8xf32>
+  return %1 : tensor<1x12x8xf32>
+}
