@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ConvGemmLayout.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,14 +23,9 @@ namespace dlc {
 
 using namespace mlir;
 
-namespace {
-/// The scalar a `linalg.fill` puts in `init`, or null.
-Value fillValue(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return fill.getInputs()[0];
-  return nullptr;
-}
+using dlc::fillValue;
 
+namespace {
 /// Rewrites `op` (static shapes, at most `maxTaps` taps); false if it cannot.
 bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
   Value input = op.getInputs()[0], weight = op.getInputs()[1], init = op.getOutputs()[0];
@@ -45,30 +41,24 @@ bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
     return false;
   SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-  int64_t n = outType.getDimSize(0), c = outType.getDimSize(1);
-  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  int64_t c = outType.getDimSize(1);
 
   OpBuilder b(op);
   Location loc = op.getLoc();
   MLIRContext *ctx = b.getContext();
   auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
-  // out[n, c, oh, ow] reads tap (i, j) at input[n, c, oh*sh + i*dh, ow*sw + j*dw]:
-  // the slice at offset (i*dh, j*dw) with strides (sh, sw), read at (n, c, oh, ow).
-  SmallVector<Value> taps, weights;
+  // out[n, c, oh, ow] reads tap (i, j) at input[n, c, oh*sh + i*dh, ow*sw + j*dw]
+  // and multiplies it by weight[c, i, j] (a per-channel slice).
+  SmallVector<Value> taps = dlc::windowTaps(b, loc, input, outType.getShape(), kh, kw,
+                                            strides, dilations);
+  SmallVector<Value> weights;
   auto wSliceType = RankedTensorType::get({c}, wType.getElementType());
   for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      taps.push_back(b.create<tensor::ExtractSliceOp>(
-          loc, outType.clone(inType.getElementType()), input,
-          ArrayRef<OpFoldResult>{index(0), index(0), index(i * dilations[0]),
-                                 index(j * dilations[1])},
-          ArrayRef<OpFoldResult>{index(n), index(c), index(oh), index(ow)},
-          ArrayRef<OpFoldResult>{index(1), index(1), index(strides[0]), index(strides[1])}));
+    for (int64_t j = 0; j < kw; ++j)
       weights.push_back(b.create<tensor::ExtractSliceOp>(
           loc, wSliceType, weight, ArrayRef<OpFoldResult>{index(0), index(i), index(j)},
           ArrayRef<OpFoldResult>{index(c), index(1), index(1)},
           ArrayRef<OpFoldResult>{index(1), index(1), index(1)}));
-    }
 
   // A zero (or any constant) start is a constant of the body: the fill goes
   // and the generic writes a fresh tensor without reading it.

@@ -204,6 +204,30 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<
   return b.create<arith::ConstantOp>(loc, DenseResourceElementsAttr::get(type, name, std::move(blob)));
 }
 
+Value fillValue(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return fill.getInputs()[0];
+  return nullptr;
+}
+
+SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> outShape,
+                              int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations) {
+  auto index = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+  auto tapType = RankedTensorType::get(outShape, tensorType(x).getElementType());
+  SmallVector<Value> taps;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      taps.push_back(b.create<tensor::ExtractSliceOp>(
+          loc, tapType, x,
+          ArrayRef<OpFoldResult>{index(0), index(0), index(i * dilations[0]),
+                                 index(j * dilations[1])},
+          ArrayRef<OpFoldResult>{index(outShape[0]), index(outShape[1]), index(outShape[2]),
+                                 index(outShape[3])},
+          ArrayRef<OpFoldResult>{index(1), index(1), index(strides[0]), index(strides[1])}));
+  return taps;
+}
+
 Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside) {
   auto t = tensorType(x);
   auto c = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };

@@ -97,6 +97,19 @@ constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
 /// in place, without a padded copy).
 Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside);
 
+/// The scalar a `linalg.fill` puts in `init`, or null.
+Value fillValue(Value init);
+
+/// The window taps of an NCHW input `x` for an output of shape `outShape`
+/// [N, C, OH, OW], in (kh, kw) order: tap (i, j) is x[n, c, oh*sh + i*dh,
+/// ow*sw + j*dw] over the output's positions, one strided
+/// `tensor.extract_slice` of x. Ops over windows (depthwise convs, pooling)
+/// become elementwise ops over their taps, whose maps are identities and
+/// thus vectorize along output rows.
+SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> outShape,
+                              int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> dilations);
+
 /// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
 /// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with

@@ -160,9 +160,14 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     for whole tiles, the elementwise op that reads its result (a conv's
     bias, BatchNorm, activation or residual add, whose reshapes are first
     moved past it), computed in place on the tile after the K loop
-    (passes/GemmTileFusion.h).
+    (passes/GemmTileFusion.h). A panel GEMM small enough for L2 gets at
+    least `min-forall-tiles` cache tiles (single panels by pixel tiles), so
+    that the threads' shares differ by little. A GEMM with fewer rows than
+    `rows` (a batch-1 fully connected layer) widens its register tile along
+    N instead, up to twelve accumulators.
     All-parallel generics: one forall iteration per row, vectors along the
-    innermost dim. NCHW depthwise/grouped convs and pools (no upstream
+    innermost dim. NCHW depthwise/grouped convs and pools that
+    dlc-depthwise-conv-to-taps and dlc-pooling-to-taps left (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost
     loop, for LLVM's loop vectorizer, and a forall over channel blocks.
     A generic that gathers (tensor.extract) from a strided view first gets
@@ -178,6 +183,9 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     Option<"cacheM", "cache-m", "int64_t", "64", "cache tile along M">,
     Option<"cacheN", "cache-n", "int64_t", "128", "cache tile along N">,
     Option<"cacheK", "cache-k", "int64_t", "256", "cache tile along K">,
+    Option<"minForallTiles", "min-forall-tiles", "int64_t", /*default=*/"8",
+           "cache tiles a panel GEMM with operands in L2 is split into at least, "
+           "for an even share among threads (0: off)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect",
                            "mlir::vector::VectorDialect",
@@ -294,6 +302,28 @@ def DepthwiseConvToTaps : Pass<"dlc-depthwise-conv-to-taps", "mlir::func::FuncOp
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::math::MathDialect"];
+}
+
+def PoolingToTaps : Pass<"dlc-pooling-to-taps", "mlir::func::FuncOp"> {
+  let summary = "Write NCHW max and sum pooling as one elementwise op over their window's taps";
+  let description = [{
+    For the CPU back end, before elementwise fusion. A static f32
+    `linalg.pooling_nchw_max` or `linalg.pooling_nchw_sum` with at most
+    `max-taps` window positions becomes one all-parallel `linalg.generic`
+    over the output combining (`arith.maximumf` or `arith.addf`, in the
+    named op's (kh, kw) order) the window's taps, each a strided
+    `tensor.extract_slice` of the input read through an identity map, as
+    dlc-depthwise-conv-to-taps does for depthwise convs. The generic
+    vectorizes along output rows (upstream vectorizes only NHWC pooling),
+    and an average pool's division fuses into it. A constant init becomes a
+    body constant; a -inf start of a max pool is left out (max(-inf, x) is x).
+  }];
+  let options = [
+    Option<"maxTaps", "max-taps", "int64_t", /*default=*/"25",
+           "largest kh * kw rewritten (each tap is one input of the generic)">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def FoldGemmZeroInit : Pass<"dlc-fold-gemm-zero-init", "mlir::func::FuncOp"> {

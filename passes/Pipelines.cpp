@@ -60,17 +60,19 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
 }
 
 /// dlc ops to linalg on tensors, fused elementwise chains; depthwise convs
-/// as sums over their taps first where asked, so that their bias and
-/// activation fuse into them.
+/// and pools as elementwise ops over their window's taps first where asked,
+/// so that they vectorize and their bias and activation fuse into them.
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
-                      bool foldPoolPadding = false, bool depthwiseTaps = false) {
+                      bool foldPoolPadding = false, bool windowTaps = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
   dlc::LowerToLinalgOptions lower;
   lower.maxWorkspaceBytes = maxWorkspaceBytes;
   lower.foldPoolPadding = foldPoolPadding;
   pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
-  if (depthwiseTaps)
+  if (windowTaps) {
     pm.addNestedPass<func::FuncOp>(dlc::createDepthwiseConvToTaps());
+    pm.addNestedPass<func::FuncOp>(dlc::createPoolingToTaps());
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
 }
@@ -79,7 +81,7 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Graph level -> linalg on tensors.
   addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
-                   /*depthwiseTaps=*/opts.optLevel > 0);
+                   /*windowTaps=*/opts.optLevel > 0);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   // Batched convs run image chunks whose columns fit in the last-level

@@ -297,6 +297,45 @@ struct TileAndVectorizePass
       signalPassFailure();
   }
 
+  /// A panel GEMM whose operands fit in L2 (LeNet's convs) has too few cache
+  /// tiles for an even split among threads: 3 panel tiles gave one thread 2
+  /// and the other 1. Its cache tiles become single panels by the largest
+  /// pixel tile (a multiple of `lanes` dividing the pixels) that still
+  /// gives `min-forall-tiles`; its operands stay in cache either way.
+  void splitSmallGemm(linalg::LinalgOp op, const linalg::ContractionDimensions &dims,
+                      ArrayRef<int64_t> ranges, int64_t lanes, SmallVectorImpl<int64_t> &cache) {
+    const int64_t kMinForallIterations = minForallTiles;
+    constexpr int64_t kSmallOperandBytes = 256 << 10;
+    if (kMinForallIterations <= 1)
+      return;
+    unsigned m = dims.m.back(), n = dims.n.back();
+    if (llvm::any_of(ranges, ShapedType::isDynamic) || ranges[n] % lanes != 0)
+      return;
+    int64_t operandBytes = 0;
+    for (OpOperand &operand : op->getOpOperands())
+      if (auto t = dyn_cast<RankedTensorType>(operand.get().getType()))
+        operandBytes += t.getNumElements() * 4;
+    auto iterations = [&](unsigned d) { return cache[d] ? ranges[d] / cache[d] : 1; };
+    int64_t forall = iterations(n), panels = 1;
+    for (unsigned d : dims.m)
+      if (d != m) {
+        forall *= iterations(d);
+        panels *= ranges[d];
+      }
+    if (forall >= kMinForallIterations || operandBytes > kSmallOperandBytes)
+      return;
+    for (unsigned d : dims.m)
+      if (d != m && ranges[d] > 1)
+        cache[d] = 1;
+    int64_t pixels = lanes;
+    for (int64_t t = ranges[n]; t >= lanes; t -= lanes)
+      if (ranges[n] % t == 0 && panels * (ranges[n] / t) >= kMinForallIterations) {
+        pixels = t;
+        break;
+      }
+    cache[n] = pixels == ranges[n] ? 0 : pixels;
+  }
+
   /// M, N, K from the indexing maps: cache tiles, then a rows x nVectors*width
   /// register tile over one k step (accumulators stay in registers).
   void tileContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
@@ -321,6 +360,19 @@ struct TileAndVectorizePass
     int64_t lanes = nVectors * vectorWidth;
     if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
       lanes = vectorWidth;
+    // Fewer rows than the register tile has (batch-1 fully connected
+    // layers): the unused accumulators go along N, as many vectors as
+    // divide it. One row of two vectors kept two chains of 4-cycle FMAs in
+    // flight, a quarter of what the FMA units take.
+    if (!panels && !ShapedType::isDynamic(ranges[m]) && !ShapedType::isDynamic(ranges[n]) &&
+        ranges[m] < tileRows) {
+      int64_t most = kMaxAccumulators / std::max<int64_t>(1, ranges[m]);
+      for (int64_t v = most; v > nVectors; --v)
+        if (ranges[n] % (v * vectorWidth) == 0) {
+          lanes = v * vectorWidth;
+          break;
+        }
+    }
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], lanes);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
@@ -347,6 +399,7 @@ struct TileAndVectorizePass
       for (unsigned d : dims->m)
         if (d != m && pixelTiles < 4)
           cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / 4), ranges[d], 1);
+      splitSmallGemm(op, *dims, ranges, lanes, cache);
     }
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)

@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=8 rows=4 cache-m=64 cache-n=128 cache-k=256" | FileCheck %s
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=8 rows=4 cache-m=64 cache-n=128 cache-k=256 min-forall-tiles=0" | FileCheck %s
 
 // Cache tiles (64 x 128 x 256; the parallel M and N tiles as one scf.forall
 // for the thread pool), then a 4 x 16 register tile over one k step,
