@@ -34,9 +34,12 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
 
   /// C[M, N] += A[M, K] x W[K, N] with W constant becomes a generic over
   /// (m, panel, lane, k) reading the panels [N/lanes, K, lanes] and writing
-  /// C viewed as [M, N/lanes, lanes]. Left alone: a matrix-vector product
-  /// (M below 4: each weight is read once anyway), N not a multiple of the
-  /// lanes, non-f32 or dynamic shapes.
+  /// C viewed as [M, N/lanes, lanes]. A matrix-vector product (M below 4)
+  /// takes panels of `matvec-lanes` (one vector): its register tile is a
+  /// row of several panels (dlc-tile-and-vectorize), each a vector of its
+  /// own whatever their count, and each panel one contiguous stream of
+  /// weights. Left alone: N not a multiple of the lanes, non-f32 or dynamic
+  /// shapes.
   void pack(linalg::MatmulOp op) {
     if (!op.hasPureTensorSemantics())
       return;
@@ -47,8 +50,9 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
         !c.getElementType().isF32() || !a.getElementType().isF32())
       return;
     int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = w.getDimSize(1);
+    int64_t lanes = m < 4 ? matvecLanes : this->lanes;
     // (N = lanes: the weight's rows are one panel already.)
-    if (m < 4 || n % lanes != 0 || n == lanes)
+    if (lanes <= 0 || n % lanes != 0 || n == lanes)
       return;
     std::optional<SmallVector<float>> values = dlc::constantF32Values(op.getInputs()[1]);
     if (!values)

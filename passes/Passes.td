@@ -132,11 +132,16 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
     [M, N/lanes, lanes]: the register tile then reads one contiguous row of
     `lanes` weights per k, instead of rows N floats apart that fall into the
     same L1 sets when N is a large power of two. Matrix-vector products
-    (M < 4) and N not a multiple of the lanes are left as they are.
+    (M < 4) take panels of `matvec-lanes` (one vector; 0 leaves them as
+    they are): their register tile spans several panels, one vector
+    register each (see dlc-tile-and-vectorize). N not a multiple of the
+    lanes is left as it is.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",
            "register-tile lanes (n-vectors x vector width)">,
+    Option<"matvecLanes", "matvec-lanes", "int64_t", /*default=*/"8",
+           "panel lanes of matrix-vector products (the vector width; 0: not packed)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];

@@ -114,6 +114,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.optLevel > 0) {
     PackMatmulWeightsOptions packing;
     packing.lanes = opts.vectorWidth >= 16 ? opts.vectorWidth : 2 * opts.vectorWidth;
+    packing.matvecLanes = opts.vectorWidth;
     pm.addNestedPass<func::FuncOp>(createPackMatmulWeights(packing));
   }
   pm.addPass(createCanonicalizerPass());

@@ -361,21 +361,32 @@ struct TileAndVectorizePass
     if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
       lanes = vectorWidth;
     // Fewer rows than the register tile has (batch-1 fully connected
-    // layers): the unused accumulators go along N, as many vectors as
-    // divide it. One row of two vectors kept two chains of 4-cycle FMAs in
-    // flight, a quarter of what the FMA units take.
-    if (!panels && !ShapedType::isDynamic(ranges[m]) && !ShapedType::isDynamic(ranges[n]) &&
-        ranges[m] < tileRows) {
+    // layers): the unused accumulators go along N. One row of two vectors
+    // kept two chains of 4-cycle FMAs in flight, a quarter of what the FMA
+    // units take. With weights in one-vector panels (dlc-pack-matmul-weights'
+    // matvec-lanes) the tile spans `matvecPanels` panels, each its own
+    // vector; unpacked, a power-of-two count of vectors (LLVM splits a
+    // <40 x float> loop-carried value into scalars through the stack).
+    int64_t matvecPanels = 0;
+    unsigned panelDim = dims->n.size() > 1 ? dims->n[dims->n.size() - 2] : n;
+    if (!panels && !llvm::any_of(ranges, ShapedType::isDynamic) && ranges[m] < tileRows) {
       int64_t most = kMaxAccumulators / std::max<int64_t>(1, ranges[m]);
-      for (int64_t v = most; v > nVectors; --v)
-        if (ranges[n] % (v * vectorWidth) == 0) {
-          lanes = v * vectorWidth;
-          break;
-        }
+      if (panelDim != n && ranges[n] == vectorWidth) {
+        for (int64_t v = most; v > 1 && !matvecPanels; --v)
+          if (ranges[panelDim] % v == 0)
+            matvecPanels = v;
+      } else {
+        for (int64_t v = nVectors * 2; v <= most; v *= 2)
+          if (ranges[n] % (v * vectorWidth) == 0)
+            lanes = v * vectorWidth;
+      }
     }
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], lanes);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
+    if (matvecPanels)
+      cache[panelDim] = cacheTile(std::max<int64_t>(cacheN / vectorWidth, matvecPanels),
+                                  ranges[panelDim], matvecPanels);
     // Which operand stays in L1 while the other streams past it: a [k,
     // lanes] block of the columns (the pixel tiles go outside the panels)
     // when its rows, an odd number of register tiles apart, spread over
@@ -428,6 +439,8 @@ struct TileAndVectorizePass
     };
     reg[m] = std::min<int64_t>(tileRows, bound(m));
     reg[n] = std::min<int64_t>(lanes, bound(n));
+    if (matvecPanels)
+      reg[panelDim] = matvecPanels;
     SmallVector<int64_t> regTiles(reg);
     for (size_t i = 0; i < reg.size(); ++i)
       if (bound(i) == 1 || (i != m && i != n && i != k && bound(i) == reg[i]))

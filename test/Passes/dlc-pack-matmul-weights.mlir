@@ -21,17 +21,32 @@ func.func @matmul_panels(%a: tensor<8x64xf32>, %c: tensor<8x32xf32>) -> tensor<8
 
 // -----
 
-// Left alone: a matrix-vector product (one row), a weight that is not a
-// constant, a width that is not a multiple of the lanes.
+// A matrix-vector product (one row) takes one-vector panels (matvec-lanes,
+// 8 by default): [64, 40] becomes [5, 64, 8].
+// CHECK-LABEL: func.func @matvec_panels
+// CHECK: %[[WP:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<5x64x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WP]] : tensor<1x64xf32>, tensor<5x64x8xf32>) outs(%{{.*}} : tensor<1x5x8xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @matvec_panels(%v: tensor<1x64xf32>, %c: tensor<1x40xf32>) -> tensor<1x40xf32> {
+  %k = arith.constant dense<0.5> : tensor<64x40xf32>
+  %0 = linalg.matmul ins(%v, %k : tensor<1x64xf32>, tensor<64x40xf32>) outs(%c : tensor<1x40xf32>) -> tensor<1x40xf32>
+  return %0 : tensor<1x40xf32>
+}
+
+// -----
+
+// Left alone: a matrix-vector product whose width is not a multiple of its
+// lanes (10), a weight that is not a constant, a width that is not a
+// multiple of the lanes.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-3: linalg.matmul
 func.func @left_alone(%v: tensor<1x64xf32>, %a: tensor<8x64xf32>, %w: tensor<64x32xf32>,
-                      %c1: tensor<1x32xf32>, %c: tensor<8x32xf32>, %c20: tensor<8x20xf32>)
-    -> (tensor<1x32xf32>, tensor<8x32xf32>, tensor<8x20xf32>) {
-  %k = arith.constant dense<0.5> : tensor<64x32xf32>
+                      %c1: tensor<1x10xf32>, %c: tensor<8x32xf32>, %c20: tensor<8x20xf32>)
+    -> (tensor<1x10xf32>, tensor<8x32xf32>, tensor<8x20xf32>) {
+  %k10 = arith.constant dense<0.5> : tensor<64x10xf32>
   %k20 = arith.constant dense<0.5> : tensor<64x20xf32>
-  %0 = linalg.matmul ins(%v, %k : tensor<1x64xf32>, tensor<64x32xf32>) outs(%c1 : tensor<1x32xf32>) -> tensor<1x32xf32>
+  %0 = linalg.matmul ins(%v, %k10 : tensor<1x64xf32>, tensor<64x10xf32>) outs(%c1 : tensor<1x10xf32>) -> tensor<1x10xf32>
   %1 = linalg.matmul ins(%a, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
   %2 = linalg.matmul ins(%a, %k20 : tensor<8x64xf32>, tensor<64x20xf32>) outs(%c20 : tensor<8x20xf32>) -> tensor<8x20xf32>
-  return %0, %1, %2 : tensor<1x32xf32>, tensor<8x32xf32>, tensor<8x20xf32>
+  return %0, %1, %2 : tensor<1x10xf32>, tensor<8x32xf32>, tensor<8x20xf32>
 }

@@ -24,15 +24,40 @@ func.func @small_panel_gemm(%w: tensor<3x150x6xf32>, %cols: tensor<1x150x112xf32
 
 // -----
 
-// A batch-1 fully connected layer (1 x 400 times 400 x 120): one row of
-// accumulators leaves room for more along N. The register tile is 1 x 40
-// (five vectors, the most that divide 120 within twelve accumulators), not
-// 1 x 16: five independent FMA chains per k instead of two.
-// CHECK-LABEL: func.func @matrix_vector
-// CHECK: scf.for %[[N:.*]] = %c0 to %c120 step %c40
+// A batch-1 fully connected layer over one-vector weight panels
+// (dlc-pack-matmul-weights: 120 columns as [15, 400, 8]): one row of
+// accumulators leaves room along N, so the register tile spans five panels
+// (the most that divide 15 within twelve accumulators), each its own
+// vector<8>: five independent FMA chains per k instead of two. Fifteen
+// panels fit one cache tile (16 panels = cache-n / 8).
+// CHECK-LABEL: func.func @matrix_vector_panels
+// CHECK-NOT: scf.forall
+// CHECK: scf.for %{{.*}} = %c0 to %c400 step %c200
+// CHECK: scf.for %[[P:.*]] = %c0 to %c15 step %c5
 // CHECK: scf.for %[[K:.*]] = %c0 to %c200 step %c1
-// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x40xf32> into vector<1x40xf32>
-func.func @matrix_vector(%x: tensor<1x400xf32>, %w: tensor<400x120xf32>, %acc: tensor<1x120xf32>) -> tensor<1x120xf32> {
-  %0 = linalg.matmul ins(%x, %w : tensor<1x400xf32>, tensor<400x120xf32>) outs(%acc : tensor<1x120xf32>) -> tensor<1x120xf32>
-  return %0 : tensor<1x120xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<5x1x8xf32> into vector<1x5x8xf32>
+#amap = affine_map<(m, p, l, k) -> (m, k)>
+#pmap = affine_map<(m, p, l, k) -> (p, k, l)>
+#cmap = affine_map<(m, p, l, k) -> (m, p, l)>
+func.func @matrix_vector_panels(%x: tensor<1x400xf32>, %w: tensor<15x400x8xf32>, %acc: tensor<1x15x8xf32>) -> tensor<1x15x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#amap, #pmap, #cmap], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x400xf32>, tensor<15x400x8xf32>) outs(%acc : tensor<1x15x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x15x8xf32>
+  return %0 : tensor<1x15x8xf32>
+}
+
+// -----
+
+// Unpacked, the row widens by a power-of-two count of vectors that divides
+// N (1 x 64 over 256 columns): LLVM splits a loop-carried vector of 40
+// floats into scalars through the stack.
+// CHECK-LABEL: func.func @matrix_vector
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c64
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<1x64xf32> into vector<1x64xf32>
+func.func @matrix_vector(%x: tensor<1x400xf32>, %w: tensor<400x256xf32>, %acc: tensor<1x256xf32>) -> tensor<1x256xf32> {
+  %0 = linalg.matmul ins(%x, %w : tensor<1x400xf32>, tensor<400x256xf32>) outs(%acc : tensor<1x256xf32>) -> tensor<1x256xf32>
+  return %0 : tensor<1x256xf32>
 }
