@@ -50,6 +50,10 @@ Value constLike(OpBuilder &b, Location loc, Value like, double v) {
   return scalarConst(b, loc, like.getType(), v);
 }
 
+arith::FastMathFlagsAttr ignoreZeroSign(OpBuilder &b) {
+  return arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::nsz);
+}
+
 Value filled(OpBuilder &b, Location loc, RankedTensorType type, double v) {
   Value empty = b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
   return b.create<linalg::FillOp>(loc, scalarConst(b, loc, type.getElementType(), v), empty)

@@ -90,7 +90,8 @@ struct ElementwiseLowering : DlcPattern<OpTy> {
 template <>
 Value ElementwiseLowering<dlc::ReluOp>::body(dlc::ReluOp, OpBuilder &b,
                                              Location loc, ValueRange x) {
-  return b.create<arith::MaximumFOp>(loc, x[0], constLike(b, loc, x[0], 0.0));
+  return b.create<arith::MaximumFOp>(loc, x[0], constLike(b, loc, x[0], 0.0),
+                                    ignoreZeroSign(b));
 }
 template <>
 Value ElementwiseLowering<dlc::SigmoidOp>::body(dlc::SigmoidOp, OpBuilder &b,
@@ -126,9 +127,9 @@ Value ElementwiseLowering<dlc::ClipOp>::body(dlc::ClipOp op, OpBuilder &b,
     return v;
   }
   Value lo = b.create<arith::MaximumFOp>(
-      loc, x[0], constLike(b, loc, x[0], op.getMin().convertToFloat()));
-  return b.create<arith::MinimumFOp>(loc, lo,
-                                     constLike(b, loc, x[0], op.getMax().convertToFloat()));
+      loc, x[0], constLike(b, loc, x[0], op.getMin().convertToFloat()), ignoreZeroSign(b));
+  return b.create<arith::MinimumFOp>(
+      loc, lo, constLike(b, loc, x[0], op.getMax().convertToFloat()), ignoreZeroSign(b));
 }
 template <>
 Value ElementwiseLowering<dlc::AddOp>::body(dlc::AddOp, OpBuilder &b,

@@ -78,8 +78,11 @@ bool rewriteAsTaps(linalg::LinalgOp op, int64_t maxTaps, double neutral) {
         // The named op's order: over kh, then kw.
         ValueRange xs = args.drop_front(startFromInput ? 1 : 0).take_front(taps.size());
         Value acc = startFromInput ? args[0] : skipStart ? xs[0] : start;
-        for (Value x : xs.drop_front(skipStart ? 1 : 0))
+        for (Value x : xs.drop_front(skipStart ? 1 : 0)) {
           acc = nb.create<Combine>(l, acc, x);
+          if constexpr (std::is_same_v<Combine, arith::MaximumFOp>)
+            acc.getDefiningOp()->setAttr("fastmath", dlc::ignoreZeroSign(nb));
+        }
         nb.create<linalg::YieldOp>(l, acc);
       });
   op->getResult(0).replaceAllUsesWith(generic.getResult(0));

@@ -386,3 +386,17 @@ func.func @conv_grad_input_stride1(%dy: tensor<1x4x3x4xf32>, %w: tensor<4x2x2x2x
   %0 = dlc.conv_grad_input %dy, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x4x3x4xf32>, tensor<4x2x2x2xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// ReLU and Clip (ReLU6) ignore the sign of zero (fast-math nsz): NaN still
+// propagates, but x86 needs no blends to order -0 and +0.
+// CHECK-LABEL: func.func @relu6_no_signed_zeros
+// CHECK: %[[LO:.*]] = arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : f32
+// CHECK: arith.minimumf %[[LO]], %{{.*}} fastmath<nsz> : f32
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : f32
+func.func @relu6_no_signed_zeros(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = dlc.clip %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<4xf32>
+  %1 = dlc.relu %x : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}

@@ -2,7 +2,8 @@
 
 // LeNet's 2x2 stride-2 max pool from a -inf fill: four strided slices of
 // the input, combined by one all-parallel generic in (kh, kw) order. The
-// -inf start is left out (max(-inf, x) is x) and the fill goes.
+// -inf start is left out (max(-inf, x) is x) and the fill goes. The maxima
+// ignore the sign of zero (fast-math nsz; NaN still propagates).
 // CHECK-LABEL: func.func @max_two_by_two
 // CHECK-SAME: (%[[X:.*]]: tensor<1x6x28x28xf32>)
 // CHECK-DAG: %[[T0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 6, 14, 14] [1, 1, 2, 2]
@@ -14,9 +15,9 @@
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK-SAME: ins(%[[T0]], %[[T1]], %[[T2]], %[[T3]] :
 // CHECK-NEXT: ^bb0(%[[A:[a-z0-9_]+]]: f32, %[[B:[a-z0-9_]+]]: f32, %[[C:[a-z0-9_]+]]: f32, %[[D:[a-z0-9_]+]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[M0:.*]] = arith.maximumf %[[A]], %[[B]] : f32
-// CHECK-NEXT: %[[M1:.*]] = arith.maximumf %[[M0]], %[[C]] : f32
-// CHECK-NEXT: %[[M2:.*]] = arith.maximumf %[[M1]], %[[D]] : f32
+// CHECK-NEXT: %[[M0:.*]] = arith.maximumf %[[A]], %[[B]] fastmath<nsz> : f32
+// CHECK-NEXT: %[[M1:.*]] = arith.maximumf %[[M0]], %[[C]] fastmath<nsz> : f32
+// CHECK-NEXT: %[[M2:.*]] = arith.maximumf %[[M1]], %[[D]] fastmath<nsz> : f32
 // CHECK-NEXT: linalg.yield %[[M2]]
 // CHECK-NOT: linalg.pooling_nchw_max
 func.func @max_two_by_two(%x: tensor<1x6x28x28xf32>) -> tensor<1x6x14x14xf32> {
