@@ -243,15 +243,22 @@ func.func @panel_gemm_twelve_rows(%w: tensor<2x36x12xf32>, %cols: tensor<1x36x32
 
 // -----
 
-// A constant pad becomes a fill of a fresh buffer (not a tensor.empty,
-// which CSE would share) and a copy into the view of its interior; both
+// A constant pad becomes a fresh buffer (not a tensor.empty, which CSE
+// would share) whose border alone is filled, one slab below and one above
+// the interior along each padded dim (rows 0 and 7, then columns 0 and 7
+// of the interior rows), and a copy into the view of its interior; all
 // tile into scf.foralls like other elementwise ops.
 // CHECK-LABEL: func.func @pad_as_fill_and_copy
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x6x6xf32>)
 // CHECK-NOT: tensor.pad
 // CHECK: %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x8x8xf32>
-// CHECK: %[[FILLED:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[BUF]])
-// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[FILLED]][0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1]
+// CHECK: %[[TOP:.*]] = tensor.extract_slice %[[BUF]][0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1]
+// CHECK: %[[TOPFILL:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[TOP]])
+// CHECK: tensor.insert_slice %[[TOPFILL]] into %[[BUF]][0, 0, 0, 0] [1, 4, 1, 8] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 7, 0] [1, 4, 1, 8] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [1, 4, 6, 1] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 7] [1, 4, 6, 1] [1, 1, 1, 1]
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[FILLED:.*]][0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1]
 // CHECK: %[[COPIED:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[INTERIOR]])
 // CHECK: tensor.extract_slice %[[X]]
 // CHECK: tensor.insert_slice %[[COPIED]] into %[[FILLED]][0, 0, 1, 1] [1, 4, 6, 6] [1, 1, 1, 1]
