@@ -12,6 +12,10 @@ Checks each library's output against onnxruntime (rtol 1e-3, atol 1e-4) and
 prints medians of 20 calls for dlc and onnxruntime at 1 and at all threads.
 `device_avx512.py [--suffix avx2] [MODEL...]` runs devrun/MODEL_SUFFIX.so
 instead (another build of the same models; one at a time fits the carry).
+A library over the carry's 64 MiB (the ResNets: Winograd filters) goes in
+pieces (`split -b 60000000`), one carried folder per call to the same warm
+machine (carried folders stay until the machine is given back), and is
+joined there with `cat` before the run.
 """
 import ctypes
 import os
