@@ -11,6 +11,8 @@ writes, under OUT_DIR:
   resnet18.onnx, resnet50.onnx, mobilenetv2.onnx  torchvision architectures, batch 1, 224x224
   resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
   mlp_dynamic.onnx                     batch dim is the symbol "N"
+  lenet_b3.onnx                        batch 3: fully connected layers as matrix-vector
+                                       products of 3 rows
   logreg_train.onnx, mlp_train.onnx, lenet_train.onnx  the training issue's networks,
                                        batch 64, logits out, PyTorch's default init
   ops/*.onnx                           one small model per importer feature
@@ -365,7 +367,8 @@ def main():
     models = {"mlp": mlp(), "lenet": lenet(), "resnet18": resnet18(), "mobilenetv2": mobilenetv2(),
               "resnet50": resnet50(),
               "mlp_dynamic": mlp(symbolic=True), "resnet18_b8": resnet18(8),
-              "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8)}
+              "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8),
+              "lenet_b3": lenet(3)}
     models.update(train_models())
     for name, m in models.items():
         onnx.checker.check_model(m)

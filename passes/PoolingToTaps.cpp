@@ -15,8 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-
-#include <cmath>
+#include "mlir/IR/Matchers.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_POOLINGTOTAPS
@@ -26,20 +25,14 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// Whether `v` is the float constant `expected`.
-bool isFloatConstant(Value v, double expected) {
-  auto c = v ? v.getDefiningOp<arith::ConstantOp>() : nullptr;
-  auto attr = c ? dyn_cast<FloatAttr>(c.getValue()) : nullptr;
-  return attr && attr.getValueAsDouble() == expected;
-}
-
 /// Rewrites `op` (a pooling_nchw_max or _sum on static f32 tensors with at
 /// most `maxTaps` window positions) as a generic combining its taps with
-/// `Combine`; false if it cannot.
-template <typename Combine>
-bool rewriteAsTaps(linalg::LinalgOp op, int64_t maxTaps, double neutral) {
-  Value input = op.getDpsInputs()[0], window = op.getDpsInputs()[1];
-  Value init = op.getDpsInits()[0];
+/// maximumf (ignoring the sign of zero, as dlc's activations do) or addf;
+/// false if it cannot.
+template <typename PoolOp>
+bool rewriteAsTaps(PoolOp op, int64_t maxTaps) {
+  constexpr bool isMax = std::is_same_v<PoolOp, linalg::PoolingNchwMaxOp>;
+  Value input = op.getInputs()[0], window = op.getInputs()[1], init = op.getOutputs()[0];
   auto inType = dyn_cast<RankedTensorType>(input.getType());
   auto winType = dyn_cast<RankedTensorType>(window.getType());
   auto outType = dyn_cast<RankedTensorType>(init.getType());
@@ -50,21 +43,19 @@ bool rewriteAsTaps(linalg::LinalgOp op, int64_t maxTaps, double neutral) {
   int64_t kh = winType.getDimSize(0), kw = winType.getDimSize(1);
   if (kh * kw > maxTaps)
     return false;
-  auto attr = [&](StringRef name) {
-    return SmallVector<int64_t>(
-        cast<DenseIntElementsAttr>(op->getAttr(name)).getValues<int64_t>());
-  };
-  SmallVector<int64_t> strides = attr("strides"), dilations = attr("dilations");
+  // (The accessors give the defaults, 1, where the attributes are absent.)
+  SmallVector<int64_t> strides(op.getStrides().template getValues<int64_t>());
+  SmallVector<int64_t> dilations(op.getDilations().template getValues<int64_t>());
 
   OpBuilder b(op);
   Location loc = op.getLoc();
   SmallVector<Value> taps =
       dlc::windowTaps(b, loc, input, outType.getShape(), kh, kw, strides, dilations);
-  // A constant start is a constant of the body; the neutral one (-inf for
-  // max, which max(-inf, x) returns x for, NaN included) is left out.
+  // A constant start is a constant of the body; a max pool's -inf start is
+  // left out (max(-inf, x) is x, NaN included).
   Value start = dlc::fillValue(init);
   bool startFromInput = !start;
-  bool skipStart = isFloatConstant(start, neutral) && std::isinf(neutral);
+  bool skipStart = isMax && start && matchPattern(start, m_NegInfFloat());
   SmallVector<Value> inputs;
   if (startFromInput)
     inputs.push_back(init);
@@ -79,9 +70,10 @@ bool rewriteAsTaps(linalg::LinalgOp op, int64_t maxTaps, double neutral) {
         ValueRange xs = args.drop_front(startFromInput ? 1 : 0).take_front(taps.size());
         Value acc = startFromInput ? args[0] : skipStart ? xs[0] : start;
         for (Value x : xs.drop_front(skipStart ? 1 : 0)) {
-          acc = nb.create<Combine>(l, acc, x);
-          if constexpr (std::is_same_v<Combine, arith::MaximumFOp>)
-            acc.getDefiningOp()->setAttr("fastmath", dlc::ignoreZeroSign(nb));
+          if constexpr (isMax)
+            acc = nb.create<arith::MaximumFOp>(l, acc, x, dlc::ignoreZeroSign(nb));
+          else
+            acc = nb.create<arith::AddFOp>(l, acc, x);
         }
         nb.create<linalg::YieldOp>(l, acc);
       });
@@ -96,18 +88,17 @@ struct PoolingToTapsPass : dlc::impl::PoolingToTapsBase<PoolingToTapsPass> {
   using PoolingToTapsBase::PoolingToTapsBase;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> pools;
+    SmallVector<Operation *> pools;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op) &&
           op.hasPureTensorSemantics())
         pools.push_back(op);
     });
-    double negInf = -std::numeric_limits<double>::infinity();
-    for (linalg::LinalgOp op : pools) {
-      if (isa<linalg::PoolingNchwMaxOp>(op))
-        rewriteAsTaps<arith::MaximumFOp>(op, maxTaps, negInf);
+    for (Operation *op : pools) {
+      if (auto max = dyn_cast<linalg::PoolingNchwMaxOp>(op))
+        rewriteAsTaps(max, maxTaps);
       else
-        rewriteAsTaps<arith::AddFOp>(op, maxTaps, 0.0);
+        rewriteAsTaps(cast<linalg::PoolingNchwSumOp>(op), maxTaps);
     }
   }
 };

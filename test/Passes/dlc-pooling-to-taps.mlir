@@ -81,3 +81,17 @@ func.func @too_many_taps(%x: tensor<1x2x7x7xf32>, %init: tensor<1x2x1x1xf32>) ->
          ins(%x, %win : tensor<1x2x7x7xf32>, tensor<7x7xf32>) outs(%init : tensor<1x2x1x1xf32>) -> tensor<1x2x1x1xf32>
   return %0 : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+// Without strides and dilations attributes the named op's defaults (1)
+// apply: slices with unit strides at offsets (0, 0) .. (1, 1).
+// CHECK-LABEL: func.func @default_strides
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x4x4xf32>
+// CHECK-DAG: tensor.extract_slice %[[X]][0, 0, 1, 1] [1, 1, 3, 3] [1, 1, 1, 1]
+// CHECK: linalg.generic
+func.func @default_strides(%x: tensor<1x1x4x4xf32>, %init: tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32> {
+  %win = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.pooling_nchw_max ins(%x, %win : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
