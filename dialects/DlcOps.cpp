@@ -51,5 +51,21 @@ LogicalResult LogSoftmaxOp::verify() {
   return success();
 }
 
+LogicalResult ConvGemmOp::verify() {
+  for (ArrayRef<int64_t> pair : {getKernelSize(), getOutputSize(), getStrides(), getDilations(),
+                                 getPadding()})
+    if (pair.size() != 2)
+      return emitOpError("kernel_size, output_size, strides, dilations and padding take 2 values");
+  MemRefType in = getInput().getType(), w = getFilter().getType(), out = getOutput().getType();
+  if (!in.hasStaticShape() || !w.hasStaticShape() || !out.hasStaticShape())
+    return emitOpError("needs static shapes");
+  ArrayRef<int64_t> k = getKernelSize(), o = getOutputSize();
+  if (out.getDimSize(0) != in.getDimSize(0) || out.getDimSize(1) != w.getDimSize(0) ||
+      out.getDimSize(2) != o[0] * o[1] || w.getDimSize(1) != k[0] * k[1] * in.getDimSize(1))
+    return emitOpError("output [N, F, OH OW] and filter [F, KH KW C] do not match input ")
+           << in << ", filter " << w << " and output " << out;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/DlcOps.cpp.inc"

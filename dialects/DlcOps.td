@@ -460,4 +460,34 @@ def Dlc_ConcatOp : Dlc_Op<"concat", [InferTypeOpAdaptor]> {
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Back-end ops on buffers (after bufferization)
+//===----------------------------------------------------------------------===//
+
+def Dlc_ConvGemmOp : Op<Dlc_Dialect, "conv_gemm", []> {
+  let summary = "NCHW convolution as an implicit GEMM: the CUDA conv kernels' work";
+  let description = [{
+    output[n, f, p] = (overwrite ? 0 : output[n, f, p]) +
+      sum over k of filter[f, k] * columns[n, k, p], where the columns are
+    the im2col of `input` [N, C, H, W] with the taps outermost, k = (kh KW +
+    kw) C + c, and p = oh OW + ow runs over the output pixels
+    (`output_size` = [OH, OW]); a tap outside the input (the conv's zero
+    padding, top and left `padding`) reads zero. dlc-implicit-gemm makes it
+    from an im2col gather and the GEMM that reads it, so that the column
+    buffer is never written: the compiler launches runtime/kernels/gemm_tc.cu's
+    dlc_conv_* kernels, which gather the columns as they stage the tiles.
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[F32], [4]>, "", [MemRead]>:$input,
+                       Arg<MemRefRankOf<[F32], [2]>, "", [MemRead]>:$filter,
+                       Arg<MemRefRankOf<[F32], [3]>, "", [MemRead, MemWrite]>:$output,
+                       DenseI64ArrayAttr:$kernel_size, DenseI64ArrayAttr:$output_size,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$padding, UnitAttr:$overwrite);
+  let assemblyFormat = [{
+    $input `,` $filter `into` $output attr-dict `:` type($input) `,` type($filter) `into`
+    type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // DLC_OPS

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ConvGemmLayout.h"
+#include "passes/LibraryGemm.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
@@ -155,10 +156,12 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 /// (Upstream's im2col gathers along the flattened OH*OW, with a vector
 /// div/rem per element and no contiguous loads.)
 struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  Im2ColConv(MLIRContext *ctx, GemmLayout layout, bool foldPadding)
-      : OpRewritePattern(ctx), layout(layout), foldPadding(foldPadding) {}
+  Im2ColConv(MLIRContext *ctx, GemmLayout layout, bool foldPadding, bool implicitGemm)
+      : OpRewritePattern(ctx), layout(layout), foldPadding(foldPadding),
+        implicitGemm(implicitGemm) {}
   GemmLayout layout;
-  bool foldPadding; ///< plain GEMMs: read a zero pad's source (see im2colColumns)
+  bool foldPadding;  ///< plain GEMMs: read a zero pad's source (see im2colColumns)
+  bool implicitGemm; ///< columns the CUDA conv kernels can gather (see the pass's doc)
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
     if (!conv.hasPureTensorSemantics())
@@ -229,15 +232,41 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         x = padOp.getSource();
       }
     }
-    recordKernel(conv, pad.empty() ? "im2col + plain GEMM"
-                                   : "im2col (padding folded) + plain GEMM");
-    Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, pad);
+    // The CUDA conv kernels' columns: taps outer (with channels in
+    // multiples of 32, each 32-row K step is then one tap); they need a
+    // tensor-core tile's worth of filters and the filter permuted to match
+    // at compile time.
+    std::optional<SmallVector<float>> implicitFilter;
+    if (implicitGemm && elem.isF32() && f > 16)
+      implicitFilter = dlc::constantF32Values(conv.getInputs()[1]);
+    recordKernel(conv, implicitFilter ? "implicit GEMM (columns gathered by the GEMM kernel)"
+                       : pad.empty()  ? "im2col + plain GEMM"
+                                      : "im2col (padding folded) + plain GEMM");
+    Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, pad,
+                                   /*tapsOuter=*/implicitFilter.has_value());
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
-    Value wf = r.create<tensor::CollapseShapeOp>(loc, RankedTensorType::get({f, ckk}, elem),
-                                                 conv.getInputs()[1],
-                                                 ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    Value wf;
+    if (implicitFilter) {
+      SmallVector<int64_t> padding = pad.empty() ? SmallVector<int64_t>{0, 0} : pad;
+      col.getDefiningOp()->setAttr(
+          dlc::kImplicitGemmColumnsAttr,
+          r.getDictionaryAttr({r.getNamedAttr("strides", r.getDenseI64ArrayAttr(s)),
+                               r.getNamedAttr("dilations", r.getDenseI64ArrayAttr(d)),
+                               r.getNamedAttr("padding", r.getDenseI64ArrayAttr(padding))}));
+      SmallVector<float> permuted(f * ckk);
+      const SmallVector<float> &w0 = *implicitFilter;
+      for (int64_t fi = 0; fi < f; ++fi)
+        for (int64_t ci = 0; ci < c; ++ci)
+          for (int64_t t = 0; t < kh * kw; ++t)
+            permuted[fi * ckk + t * c + ci] = w0[(fi * c + ci) * kh * kw + t];
+      wf = dlc::f32Constant(r, loc, {f, ckk}, permuted, "implicit_gemm_filter");
+    } else {
+      wf = r.create<tensor::CollapseShapeOp>(loc, RankedTensorType::get({f, ckk}, elem),
+                                             conv.getInputs()[1],
+                                             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    }
     Value acc = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, f, p}, elem), conv.getOutputs()[0],
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -333,7 +362,7 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     RewritePatternSet patterns(&getContext());
     GemmLayout layout{packRows, padLanes};
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
-    patterns.add<Im2ColConv>(&getContext(), layout, foldPadding);
+    patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -232,7 +232,8 @@ SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, ArrayRef<int6
   return taps;
 }
 
-Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside) {
+Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside,
+                   int64_t channelDim) {
   auto t = tensorType(x);
   auto c = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
   // One unsigned compare per axis: a negative index wraps past the size.
@@ -242,16 +243,23 @@ Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value 
   h = b.create<arith::SelectOp>(loc, inside, h, c(0));
   w = b.create<arith::SelectOp>(loc, inside, w, c(0));
   Value v = b.create<tensor::ExtractOp>(
-      loc, x, ValueRange{b.create<linalg::IndexOp>(loc, 0), b.create<linalg::IndexOp>(loc, 1), h, w});
+      loc, x,
+      ValueRange{b.create<linalg::IndexOp>(loc, 0), b.create<linalg::IndexOp>(loc, channelDim), h, w});
   return b.create<arith::SelectOp>(loc, inside, v, outside);
 }
 
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into, ArrayRef<int64_t> pad) {
+                    Value into, ArrayRef<int64_t> pad, bool tapsOuter) {
   auto in = tensorType(xp);
   Type elem = in.getElementType();
   SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1), kh, kw, oh, ow};
+  // Dims of the columns: channel, tap row, tap column.
+  int64_t cDim = 1, khDim = 2, kwDim = 3;
+  if (tapsOuter) {
+    shape = {in.getDimSize(0), kh, kw, in.getDimSize(1), oh, ow};
+    cDim = 3, khDim = 1, kwDim = 2;
+  }
   Value empty = into ? into : b.create<tensor::EmptyOp>(loc, shape, elem).getResult();
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(6)};
   SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
@@ -273,9 +281,10 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
               };
               return nb.create<arith::AddIOp>(l, scaled(k, dil), scaled(o, stride));
             };
-            Value h = at(4, 2, s[0], d[0]), w = at(5, 3, s[1], d[1]);
+            Value h = at(4, khDim, s[0], d[0]), w = at(5, kwDim, s[1], d[1]);
             if (pad.empty()) {
-              Value v = nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(1), h, w});
+              Value v =
+                  nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(cDim), h, w});
               nb.create<linalg::YieldOp>(l, v);
               return;
             }
@@ -284,7 +293,7 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
             h = nb.create<arith::SubIOp>(l, h, c(pad[0]));
             w = nb.create<arith::SubIOp>(l, w, c(pad[1]));
             Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
-            nb.create<linalg::YieldOp>(l, readInsideOr(nb, l, xp, h, w, zero));
+            nb.create<linalg::YieldOp>(l, readInsideOr(nb, l, xp, h, w, zero, cDim));
           })
       .getResult(0);
 }

@@ -99,11 +99,12 @@ Value f32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ArrayRef<
 /// keep the forward's result alive until the backward pass).
 constexpr llvm::StringLiteral kRecomputedAttr = "dlc.recomputed";
 
-/// Inside a linalg body over (n, c, ...): x[n, c, h, w] where (h, w) lies
-/// inside x's last two dims, else `outside`. The read is at a clamped
-/// address, so it never leaves x (a padded conv or pool reading its input
-/// in place, without a padded copy).
-Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside);
+/// Inside a linalg body over (n, ...): x[n, c, h, w], c the body's loop
+/// `channelDim`, where (h, w) lies inside x's last two dims, else
+/// `outside`. The read is at a clamped address, so it never leaves x (a
+/// padded conv or pool reading its input in place, without a padded copy).
+Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value outside,
+                   int64_t channelDim = 1);
 
 /// The scalar a `linalg.fill` puts in `init`, or null.
 Value fillValue(Value init);
@@ -126,9 +127,11 @@ SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, ArrayRef<int6
 /// the columns are written there. With `pad` ({top, left}), `xp` is the
 /// unpadded input and the columns read zeros outside it (no padded copy:
 /// the GPU's choice; the CPU's vectorized gather wants the padded rows).
+/// With `tapsOuter`, the columns are [N, KH, KW, C, OH, OW] (the order of
+/// the CUDA implicit-GEMM kernels, dlc-implicit-gemm).
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into = nullptr, ArrayRef<int64_t> pad = {});
+                    Value into = nullptr, ArrayRef<int64_t> pad = {}, bool tapsOuter = false);
 
 /// `init` + the sum, over the reduction dims of `iters`, of `term(inputs)`,
 /// for a reduction whose innermost loop dim (a reduction, the last index of

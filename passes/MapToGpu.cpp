@@ -13,12 +13,14 @@
 //   kernel of one thread: correct, slow, and visible in the launch list.
 // - With `library-gemm`, float32 contractions stay in the entry, marked
 //   `dlc.library_gemm`: the compiler launches its tensor-core GEMM kernel
-//   (runtime/kernels/gemm_tc.cu) for them, with their strides.
+//   (runtime/kernels/gemm_tc.cu) for them, with their strides; so do
+//   dlc.conv_gemm ops (dlc-implicit-gemm), launched as its conv kernels.
 // - View-like ops and constants are copied into the kernels, so that
 //   kernels capture only the entry's arguments (inputs, outputs, arena,
 //   weights), each one pointer under the bare-pointer calling convention.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/DlcDialect.h"
 #include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
 
@@ -205,7 +207,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&op) ||
-          isa<gpu::LaunchOp>(op) || op.hasAttr("dlc.library_gemm"))
+          isa<gpu::LaunchOp, dlc::ConvGemmOp>(op) || op.hasAttr("dlc.library_gemm"))
         continue;
       LogicalResult done = isa<scf::ParallelOp>(op) ? mapParallel(cast<scf::ParallelOp>(op))
                                                     : wrapSingleThread(&op);

@@ -47,6 +47,9 @@ struct CudaPipelineOptions {
   /// Kernels' index arithmetic: 32 bits where every buffer is under 2 GiB
   /// (64-bit multiplies and divisions are several instructions on GPUs).
   unsigned indexBitwidth = 64;
+  /// With libraryGemm: convs the tf32 conv kernels take as implicit GEMMs
+  /// (no im2col buffer; dlc-implicit-gemm).
+  bool implicitGemm = false;
 };
 
 /// dlc dialect -> linalg -> bufferized -> planned (arena + weights buffer)

@@ -179,6 +179,7 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   if (opts.libraryGemm) {
     ConvToIm2ColOptions im2col;
     im2col.foldPadding = true;
+    im2col.implicitGemm = opts.implicitGemm;
     pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));
   }
   pm.addPass(createCanonicalizerPass());
@@ -191,6 +192,9 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   // it saved (commit 365b349, the note of session 12).
   if (opts.libraryGemm)
     pm.addNestedPass<func::FuncOp>(createFoldGemmZeroInit());
+  // Marked im2col gathers into the GEMMs reading them: no column buffers.
+  if (opts.libraryGemm && opts.implicitGemm)
+    pm.addNestedPass<func::FuncOp>(createImplicitGemm());
   // One device arena, one weights buffer: the entry's arguments are then
   // inputs, outputs, arena, weights, and kernels read nothing else.
   pm.addPass(createPlanMemory());
@@ -256,6 +260,9 @@ struct CudaPipelineCLOptions : PassPipelineOptions<CudaPipelineCLOptions> {
   Option<unsigned> indexBitwidth{*this, "index-bitwidth",
                                  llvm::cl::desc("kernels' index width (32 or 64)"),
                                  llvm::cl::init(64)};
+  Option<bool> implicitGemm{*this, "implicit-gemm",
+                            llvm::cl::desc("with library-gemm: convs as implicit GEMMs (tf32)"),
+                            llvm::cl::init(false)};
 };
 } // namespace
 
@@ -263,7 +270,8 @@ void dlc::registerDlcPipelines() {
   PassPipelineRegistration<CudaPipelineCLOptions>(
       "dlc-cuda-pipeline", "dlc dialect to PTX kernels and a launch-only host entry",
       [](OpPassManager &pm, const CudaPipelineCLOptions &o) {
-        buildCudaPipeline(pm, {o.chip, o.threadsPerBlock, "", o.libraryGemm, o.indexBitwidth});
+        buildCudaPipeline(
+            pm, {o.chip, o.threadsPerBlock, "", o.libraryGemm, o.indexBitwidth, o.implicitGemm});
       });
   PassPipelineRegistration<CpuPipelineCLOptions>(
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",

@@ -12,11 +12,14 @@
 // Matmuls and convs (as im2col GEMMs) do not come from MLIR unless
 // --precision=fp32: they launch one hand-written tensor-core GEMM
 // (runtime/kernels/gemm_tc.cu), compiled here by NVRTC for the chip and
-// precision, as a second kernel image.
+// precision, as a second kernel image; in tf32, convs with channels in
+// multiples of 32 launch its implicit-GEMM twins (dlc.conv_gemm), which
+// gather the im2col columns themselves.
 //
 //===----------------------------------------------------------------------===//
 #include "Artifact.h"
 #include "dlc/Compile.h"
+#include "dialects/DlcDialect.h"
 #include "dlc/DType.h"
 #include "passes/LibraryGemm.h"
 #include "passes/Passes.h"
@@ -186,6 +189,82 @@ int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel ker
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
 }
 
+/// The kernel, grid, shared memory and trailing arguments (M, N, K, the
+/// strides, splits, beta) of a tensor-core GEMM launch whose first three
+/// arguments (A, B, C) `l` holds: `family` dlc_gemm (the GEMM kernels) or
+/// dlc_conv (their implicit-GEMM twins, which take the same choice), and
+/// `zero`, a launch zeroing C first, where the kernel overwrites C but
+/// splits K.
+void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k,
+                      int64_t batches, const std::vector<LaunchArg> &strides, bool contiguousRows,
+                      bool overwrite, const std::string &chip, const std::string &precision,
+                      Launch &l, std::optional<Launch> &zero) {
+  // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
+  // here) and M over 16: the mma.sync kernel, 4 warps, 128 x 128 tiles (64
+  // x 128 where M is at most 64), or on Hopper the wgmma kernels where they
+  // were faster. Otherwise the WMMA kernel, with 64-row tiles where M is at
+  // most 64 (it ran MLP and LeNet, M 1 to 16, faster).
+  // Hopper, from single GEMMs timed on an H100 (the conv GEMMs of ResNet-18,
+  // ResNet-50 and MobileNetV2 at batch 32, bench/results/cuda-device.md):
+  // 256 x 128 wgmma tiles where the map is small (N at most 64: 7x7 maps,
+  // split over K; 2-2.4x the mma.sync kernel) and M over 128, or M is 256
+  // or more and K 2048 or more (1.15x at 256 x 196 x 2304, 1.2x at
+  // 4096^3); 64 x 128 wgmma tiles, two blocks an SM, where M is at most 96
+  // or K under 128 (up to 1.7x); the mma.sync kernel's 128 x 128 tiles for
+  // the rest (128 to 1024 filters over K of 256 and more on 14x14 to 28x28
+  // maps, where it was up to 1.4x faster than either).
+  // The implicit-GEMM conv kernels (test/cuda/conv_kernels.cu, ResNet's
+  // convs): their gather costs the wgmma kernels more than the mma.sync
+  // one, which was fastest wherever there are 64 or more 128 x 128 tiles
+  // and K is over 256 (batch 32: 0.11 against 0.12 ms at 256 filters on
+  // 14x14, 0.19 against 0.20 at 512 on 7x7); with fewer tiles (batch 1),
+  // M up to 96 or K up to 256, the 64 x 128 wgmma tiles were (0.016
+  // against 0.024 ms at batch 1; 0.15 against 0.21 for a 1x1 stride-2 conv
+  // of 256 channels).
+  bool tensorRows = contiguousRows && m > 16;
+  GemmKernel kernel = tensorRows ? GemmKernel::MmaSync : GemmKernel::Wmma;
+  int64_t bm = m <= 64 ? 64 : 128;
+  int64_t tiles128 = ((n + 127) / 128) * ((m + 127) / 128) * batches;
+  if (tensorRows && usesWgmma(chip) && family == "dlc_conv") {
+    if (m <= 96 || k <= 256 || tiles128 < 64)
+      kernel = GemmKernel::Wgmma, bm = 64;
+  } else if (tensorRows && usesWgmma(chip)) {
+    if ((n <= 64 && m > 128) || (m >= 256 && k >= 2048))
+      kernel = GemmKernel::Wgmma, bm = 256;
+    else if (m <= 96 || k < 128)
+      kernel = GemmKernel::Wgmma, bm = 64;
+  }
+  // Split K over more blocks where the tiles alone would leave SMs idle
+  // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
+  // at two blocks per SM and keeping 64 of K per block.
+  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
+  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
+  int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
+  l.image = 1;
+  l.kernel = family +
+             (kernel == GemmKernel::Wgmma     ? "_wgmma"
+              : kernel == GemmKernel::MmaSync ? "_tf32"
+                                              : "") +
+             (bm == 64 ? "_m64" : "");
+  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
+  l.block[0] = kernel == GemmKernel::MmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
+  l.sharedBytes = gemmSharedBytes(bm, precision, kernel);
+  for (int64_t v : {m, n, k})
+    l.args.push_back({"i64", 0, v});
+  l.args.insert(l.args.end(), strides.begin(), strides.end());
+  l.args.push_back({"i64", 0, splits});
+  l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
+  if (overwrite && splits > 1) {
+    Launch z;
+    z.image = 1;
+    z.kernel = "dlc_gemm_zero";
+    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = batches;
+    z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
+    z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
+    zero = std::move(z);
+  }
+}
+
 /// The tensor-core GEMM's launch for a contraction MapToGpu left in the
 /// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride, or C[b] =
 /// (dlc.gemm_overwrite), in which case a GEMM that splits K gets `zero`, a
@@ -238,59 +317,57 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   }
   // strides: (b, m, k) of A, (b, k, n) of B, (b, m, n) of C.
   bool unitInnerStrides = strides[2].value == 1 && strides[5].value == 1;
-  // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
-  // here) and M over 16: the mma.sync kernel, 4 warps, 128 x 128 tiles (64
-  // x 128 where M is at most 64), or on Hopper the wgmma kernels where they
-  // were faster. Otherwise the WMMA kernel, with 64-row tiles where M is at
-  // most 64 (it ran MLP and LeNet, M 1 to 16, faster).
-  // Hopper, from single GEMMs timed on an H100 (the conv GEMMs of ResNet-18,
-  // ResNet-50 and MobileNetV2 at batch 32, bench/results/cuda-device.md):
-  // 256 x 128 wgmma tiles where the map is small (N at most 64: 7x7 maps,
-  // split over K; 2-2.4x the mma.sync kernel) and M over 128, or M is 256
-  // or more and K 2048 or more (1.15x at 256 x 196 x 2304, 1.2x at
-  // 4096^3); 64 x 128 wgmma tiles, two blocks an SM, where M is at most 96
-  // or K under 128 (up to 1.7x); the mma.sync kernel's 128 x 128 tiles for
-  // the rest (128 to 1024 filters over K of 256 and more on 14x14 to 28x28
-  // maps, where it was up to 1.4x faster than either).
-  bool tensorRows = precision == "tf32" && unitInnerStrides && m > 16;
-  GemmKernel kernel = tensorRows ? GemmKernel::MmaSync : GemmKernel::Wmma;
-  int64_t bm = m <= 64 ? 64 : 128;
-  if (tensorRows && usesWgmma(chip)) {
-    if ((n <= 64 && m > 128) || (m >= 256 && k >= 2048))
-      kernel = GemmKernel::Wgmma, bm = 256;
-    else if (m <= 96 || k < 128)
-      kernel = GemmKernel::Wgmma, bm = 64;
+  finishGemmLaunch("dlc_gemm", m, n, k, batches, strides, precision == "tf32" && unitInnerStrides,
+                   op->hasAttr(dlc::kGemmOverwriteAttr), chip, precision, l, zero);
+  return true;
+}
+
+/// The conv kernels' launch for a dlc.conv_gemm (dlc-implicit-gemm): the
+/// GEMM of its filter (A) and the input's implicit columns (B) into its
+/// output (C), the conv's geometry after the GEMM's arguments.
+bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
+                    const std::string &chip, const std::string &precision, Launch &l,
+                    std::optional<Launch> &zero, std::string &error) {
+  MemRefType in = conv.getInput().getType(), w = conv.getFilter().getType(),
+             out = conv.getOutput().getType();
+  int64_t m = w.getDimSize(0), k = w.getDimSize(1), n = out.getDimSize(2);
+  int64_t batches = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
+          wd = in.getDimSize(3);
+  if (precision != "tf32" || m <= 16) {
+    error = "internal error: a dlc.conv_gemm the tf32 conv kernels cannot run";
+    return false;
   }
-  // Split K over more blocks where the tiles alone would leave SMs idle
-  // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
-  // at two blocks per SM and keeping 64 of K per block.
-  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
-  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
-  int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
-  l.image = 1;
-  const char *suffix = bm == 64 ? "_m64" : "";
-  l.kernel = std::string(kernel == GemmKernel::Wgmma     ? "dlc_gemm_wgmma"
-                         : kernel == GemmKernel::MmaSync ? "dlc_gemm_tf32"
-                                                         : "dlc_gemm") +
-             suffix;
-  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
-  l.block[0] = kernel == GemmKernel::MmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
-  l.sharedBytes = gemmSharedBytes(bm, precision, kernel);
-  for (int64_t v : {m, n, k})
-    l.args.push_back({"i64", 0, v});
-  l.args.insert(l.args.end(), strides.begin(), strides.end());
-  l.args.push_back({"i64", 0, splits});
-  bool overwrite = op->hasAttr(dlc::kGemmOverwriteAttr);
-  l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
-  if (overwrite && splits > 1) {
-    Launch z;
-    z.image = 1;
-    z.kernel = "dlc_gemm_zero";
-    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = batches;
-    z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
-    z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
-    zero = std::move(z);
+  // Each operand's buffer and element strides (empty if not static).
+  auto resolve = [&](Value v, LaunchArg &buffer) {
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!resolveBuffer(v, entry, ni, no, buffer) ||
+        failed(getStridesAndOffset(cast<MemRefType>(v.getType()), strides, offset)))
+      strides.clear();
+    return strides;
+  };
+  LaunchArg inBuf, wBuf, outBuf;
+  SmallVector<int64_t> sIn = resolve(conv.getInput(), inBuf), sW = resolve(conv.getFilter(), wBuf),
+                       sOut = resolve(conv.getOutput(), outBuf);
+  // The kernels index the input as contiguous [C, H, W] planes and need
+  // unit inner strides in A (k) and C (pixels).
+  if (sIn.size() != 4 || sIn[3] != 1 || sIn[2] != wd || sIn[1] != h * wd || sW.size() != 2 ||
+      sW[1] != 1 || sOut.size() != 3 || sOut[2] != 1) {
+    error = "internal error: a dlc.conv_gemm operand is not a static contiguous view of a buffer";
+    return false;
   }
+  l.args = {wBuf, inBuf, outBuf};
+  auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
+  // A (b, m, k), B (b, k, n) (only the image stride is read), C (b, m, n).
+  std::vector<LaunchArg> strides = {i64(0),      i64(sW[0]),   i64(1),       i64(sIn[0]), i64(0),
+             i64(1),      i64(sOut[0]), i64(sOut[1]), i64(1)};
+  finishGemmLaunch("dlc_conv", m, n, k, batches, strides, /*tensorRows=*/true,
+                   conv.getOverwrite(), chip, precision, l, zero);
+  ArrayRef<int64_t> ks = conv.getKernelSize(), st = conv.getStrides(),
+                    pad = conv.getPadding(), dil = conv.getDilations();
+  for (int64_t v : {h, wd, c, ks[1], st[0], st[1], pad[0], pad[1], dil[0], dil[1],
+                    conv.getOutputSize()[1]})
+    l.args.push_back(i64(v));
   return true;
 }
 
@@ -312,8 +389,8 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
                           [](Pass *, Operation *) { return true; },
                           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
     }
-    dlc::buildCudaPipeline(
-        pm, {opts.target.cpu, 256, cudaToolkit(), opts.precision != "fp32", indexBits});
+    dlc::buildCudaPipeline(pm, {opts.target.cpu, 256, cudaToolkit(), opts.precision != "fp32",
+                                indexBits, /*implicitGemm=*/opts.precision == "tf32"});
     if (failed(pm.run(m))) {
       error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
       return false;
@@ -361,11 +438,14 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
   for (Operation &op : entry) {
     if (isa<func::ReturnOp>(op) || isMemoryEffectFree(&op))
       continue;
-    if (op.hasAttr("dlc.library_gemm")) {
+    auto conv = dyn_cast<dlc::ConvGemmOp>(op);
+    if (conv || op.hasAttr("dlc.library_gemm")) {
       Launch l;
       std::optional<Launch> zero;
-      if (!gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
-                      opts.precision, l, zero, error))
+      if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, l, zero,
+                                 error)
+               : !gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
+                             opts.precision, l, zero, error))
         return false;
       if (zero)
         out.launches.push_back(std::move(*zero));

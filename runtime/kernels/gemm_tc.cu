@@ -101,6 +101,92 @@ __device__ inline bool wideRows(const float *p, long long stride, long long widt
   return stride % 4 == 0 && width % 4 == 0 && ((unsigned long long)p & 15) == 0;
 }
 
+// Implicit GEMM (dlc_conv_*): B is not a buffer but the im2col columns of
+// an NCHW input X [C, H, W] per image, gathered into shared memory as the
+// tiles are staged; no column buffer exists. K runs over (kh, kw, c), c
+// innermost (the compiler permutes the filter to match): where C is a
+// multiple of 32, each 32-row K step is one filter tap (kh, kw) over 32
+// consecutive channels, so the tap's bounds check and offset are worked
+// out once per step and pixel, and the step's rows are planes H W apart
+// (else each row works out its own tap). N runs over the output pixels
+// (oh, ow), OW to a row. Outside the input (the conv's zero padding) the
+// copies write zeros.
+struct ConvGeometry {
+  long long H, W, C, KW, sh, sw, ph, pw, dh, dw, OW;
+};
+
+// One thread's PIX output pixels n + 32 e (e < PIX) of B's tile (a warp's
+// 32 threads then read 32 consecutive pixels per copy: whole cache lines,
+// and conflict-free shared-memory rows): where their receptive fields
+// start in the input (y0, x0; far outside for pixels past N, so that every
+// tap misses).
+template <int PIX> struct ConvPixels {
+  int y0[PIX], x0[PIX];
+  __device__ ConvPixels(const ConvGeometry &g, long long n, long long N) {
+#pragma unroll
+    for (int e = 0; e < PIX; ++e) {
+      long long p = n + 32 * e;
+      bool in = p < N;
+      y0[e] = in ? (int)(p / g.OW * g.sh - g.ph) : -(1 << 29);
+      x0[e] = in ? (int)(p % g.OW * g.sw - g.pw) : -(1 << 29);
+    }
+  }
+};
+
+// Rows k0 + r0 + ROW_STEP i (i < ROWS) x the PIX pixels of `px` into the
+// shared tile at `dst` (row r0, the first pixel's column; the others 32
+// columns apart; rows `pitch` floats apart), from X (this image's input),
+// 4 bytes a copy; zeros outside the input and past kEnd.
+template <int ROWS, int ROW_STEP, int PIX>
+__device__ inline void gatherColumns(float *dst, int pitch, const float *__restrict__ X,
+                                     const ConvGeometry &g, const ConvPixels<PIX> &px,
+                                     long long k0, int r0, long long kEnd) {
+  const long long plane = g.H * g.W;
+  if (g.C % 32 == 0) {
+    // One tap for the whole step (K and its splits are whole steps): its
+    // offsets once, then plane after plane.
+    const long long tap = k0 / g.C, c0 = k0 - tap * g.C;
+    const int dy = (int)(tap / g.KW * g.dh), dx = (int)(tap % g.KW * g.dw);
+    int offset[PIX];
+    bool in[PIX];
+#pragma unroll
+    for (int e = 0; e < PIX; ++e) {
+      int y = px.y0[e] + dy, x = px.x0[e] + dx;
+      in[e] = (unsigned)y < (unsigned)g.H && (unsigned)x < (unsigned)g.W;
+      offset[e] = in[e] ? y * (int)g.W + x : 0;
+    }
+#pragma unroll
+    for (int i = 0; i < ROWS; ++i) {
+      const float *src = X + (c0 + r0 + ROW_STEP * i) * plane;
+      float *d = dst + ROW_STEP * i * pitch;
+#pragma unroll
+      for (int e = 0; e < PIX; ++e)
+        copy4(d + 32 * e, in[e] ? src + offset[e] : X, in[e]);
+    }
+  } else {
+    // Few channels (a network's first conv): each row its own tap.
+#pragma unroll
+    for (int i = 0; i < ROWS; ++i) {
+      long long k = k0 + r0 + ROW_STEP * i, tap = k / g.C;
+      const int dy = (int)(tap / g.KW * g.dh), dx = (int)(tap % g.KW * g.dw);
+      const float *src = X + (k - tap * g.C) * plane;
+      float *d = dst + ROW_STEP * i * pitch;
+#pragma unroll
+      for (int e = 0; e < PIX; ++e) {
+        int y = px.y0[e] + dy, x = px.x0[e] + dx;
+        bool in = k < kEnd && (unsigned)y < (unsigned)g.H && (unsigned)x < (unsigned)g.W;
+        copy4(d + 32 * e, in ? src + y * (int)g.W + x : X, in);
+      }
+    }
+  }
+}
+
+#define DLC_CONV_PARAMS                                                                       \
+  DLC_GEMM_PARAMS, long long H, long long W, long long Cin, long long KW, long long sh,         \
+      long long sw, long long ph, long long pw, long long dh, long long dw, long long OW
+#define DLC_CONV_GEOMETRY                                                                     \
+  ConvGeometry { H, W, Cin, KW, sh, sw, ph, pw, dh, dw, OW }
+
 template <int BM>
 __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
                      float *__restrict__ C, long long M, long long N, long long K, long long sAb,
@@ -298,8 +384,10 @@ __device__ inline unsigned to_tf32(float v) {
   return r;
 }
 
-template <int MI> // 16-row fragments down a warp's tile: 4 (128-row blocks) or 2 (64)
-__device__ void gemm_tf32(DLC_GEMM_PARAMS) {
+// MI: 16-row fragments down a warp's tile, 4 (128-row blocks) or 2 (64);
+// Conv: B is the implicit im2col of an input (ConvGeometry `geo`).
+template <int MI, bool Conv = false>
+__device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
   constexpr int BM = 32 * MI;
   extern __shared__ __align__(128) unsigned char smem[];
   float(*As)[BM][TAP] = (float(*)[BM][TAP])smem;
@@ -311,6 +399,8 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
   const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
   const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
+  // Conv: each thread stages the same 4 pixel columns every step.
+  const ConvPixels<4> pixels(geo, n0 + tid % 32, Conv ? N : 0);
 
   auto load = [&](int stage, long long k0) {
     if (wideA) {
@@ -328,7 +418,9 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS) {
         copy4(&As[stage][r][c], in ? A + (m0 + r) * sAm + k0 + c : A, in);
       }
     }
-    if (wideB) {
+    if constexpr (Conv) {
+      gatherColumns<8, 4>(&Bs[stage][tid / 32][tid % 32], TBP, B, geo, pixels, k0, tid / 32, kEnd);
+    } else if (wideB) {
 #pragma unroll
       for (int p = 0; p < 8; ++p) { // 32 x 128 floats
         int i = tid + p * 128, r = i / 32, c = (i % 32) * 4;
@@ -428,6 +520,12 @@ extern "C" __global__ void __launch_bounds__(128, 2) dlc_gemm_tf32(DLC_GEMM_PARA
 }
 extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64(DLC_GEMM_PARAMS) {
   gemm_tf32<2>(DLC_GEMM_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(128, 2) dlc_conv_tf32(DLC_CONV_PARAMS) {
+  gemm_tf32<4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
+}
+extern "C" __global__ void __launch_bounds__(128, 3) dlc_conv_tf32_m64(DLC_CONV_PARAMS) {
+  gemm_tf32<2, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }
 #endif
 

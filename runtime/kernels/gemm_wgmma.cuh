@@ -105,7 +105,9 @@ __device__ inline void wgmmaTile(float (&d)[BM / 2], const unsigned (&a)[4],
 // to align the swizzled tiles (dlc::gemmSharedBytes says the same).
 #define WGMMA_SHARED_BYTES(BM, NWG, STAGES) ((STAGES) * ((BM) * 128 + 32 * (64 * (NWG) + 8) * 4) + 1024)
 
-template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAMS) {
+// Conv: B is the implicit im2col of an input (ConvGeometry `geo`, gemm_tc.cu).
+template <int BM, int NWG, int STAGES, bool Conv = false>
+__device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
   constexpr int ND = BM / 2, TN = 64 * NWG, TP = TN + 8, NT = 128 * NWG;
   extern __shared__ __align__(1024) unsigned char smemRaw[];
   // The swizzle pattern repeats every 1024 bytes from an aligned address.
@@ -125,6 +127,8 @@ template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAM
   const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
   const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
+  // Conv: each thread stages the same 4 pixel columns every step.
+  const ConvPixels<TN / 32> pixels(geo, n0 + tid % 32, Conv ? N : 0);
 
   auto load = [&](int stage, long long k0) {
     float *as = As + stage * BM * 32;
@@ -146,19 +150,24 @@ template <int BM, int NWG, int STAGES> __device__ void gemm_wgmma(DLC_GEMM_PARAM
         }
       }
     }
+    if constexpr (Conv) {
+      gatherColumns<32 * 32 / NT, NT / 32>(&Bs[stage][tid / 32][tid % 32], TP, B, geo, pixels, k0,
+                                           tid / 32, kEnd);
+    } else {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) { // 32 rows x TN / 4 chunks
-      int i = tid + p * NT, r = i / (TN / 4), c = (i % (TN / 4)) * 4;
-      float *dst = &Bs[stage][r][c];
-      const float *src = B + (k0 + r) * sBk + n0 + c;
-      if (wideB) {
-        bool in = k0 + r < kEnd && n0 + c < N;
-        copy16(dst, in ? src : B, in);
-      } else {
+      for (int p = 0; p < 4; ++p) { // 32 rows x TN / 4 chunks
+        int i = tid + p * NT, r = i / (TN / 4), c = (i % (TN / 4)) * 4;
+        float *dst = &Bs[stage][r][c];
+        const float *src = B + (k0 + r) * sBk + n0 + c;
+        if (wideB) {
+          bool in = k0 + r < kEnd && n0 + c < N;
+          copy16(dst, in ? src : B, in);
+        } else {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          bool in = k0 + r < kEnd && n0 + c + e < N;
-          copy4(dst + e, in ? src + e : B, in);
+          for (int e = 0; e < 4; ++e) {
+            bool in = k0 + r < kEnd && n0 + c + e < N;
+            copy4(dst + e, in ? src + e : B, in);
+          }
         }
       }
     }
@@ -258,4 +267,10 @@ extern "C" __global__ void __launch_bounds__(256, 1) dlc_gemm_wgmma(DLC_GEMM_PAR
 // TFLOP/s, this 140).
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_wgmma_m64(DLC_GEMM_PARAMS) {
   gemm_wgmma<64, 2, 4>(DLC_GEMM_ARGS);
+}
+extern "C" __global__ void __launch_bounds__(256, 1) dlc_conv_wgmma(DLC_CONV_PARAMS) {
+  gemm_wgmma<256, 2, 4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
+}
+extern "C" __global__ void __launch_bounds__(256, 2) dlc_conv_wgmma_m64(DLC_CONV_PARAMS) {
+  gemm_wgmma<64, 2, 4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }

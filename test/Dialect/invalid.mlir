@@ -92,3 +92,19 @@ func.func @relu_on_ints(%a: tensor<4xi32>) -> tensor<4xi32> {
   %0 = dlc.relu %a : tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+func.func @conv_gemm_filter_mismatch(%x: memref<1x8x6x6xf32>, %w: memref<20x70xf32>, %y: memref<1x20x36xf32>) {
+  // expected-error @+1 {{output [N, F, OH OW] and filter [F, KH KW C] do not match input}}
+  dlc.conv_gemm %x, %w into %y {dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, output_size = array<i64: 6, 6>, padding = array<i64: 1, 1>, strides = array<i64: 1, 1>} : memref<1x8x6x6xf32>, memref<20x70xf32> into memref<1x20x36xf32>
+  return
+}
+
+// -----
+
+func.func @conv_gemm_three_strides(%x: memref<1x8x6x6xf32>, %w: memref<20x72xf32>, %y: memref<1x20x36xf32>) {
+  // expected-error @+1 {{kernel_size, output_size, strides, dilations and padding take 2 values}}
+  dlc.conv_gemm %x, %w into %y {dilations = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, output_size = array<i64: 6, 6>, padding = array<i64: 1, 1>, strides = array<i64: 1, 1, 1>} : memref<1x8x6x6xf32>, memref<20x72xf32> into memref<1x20x36xf32>
+  return
+}
