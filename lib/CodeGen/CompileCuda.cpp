@@ -738,8 +738,8 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
   }
   nlohmann::json sig;
   int gemms = 0;
-  for (const Launch &l : program.launches)
-    gemms += l.image == 1;
+  for (const Launch &l : program.launches) // not the zeroing before split-K GEMMs
+    gemms += l.image == 1 && l.kernel != "dlc_gemm_zero";
   sig["inputs"] = tensorsJson(model.inputs);
   sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},

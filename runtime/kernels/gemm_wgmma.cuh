@@ -240,20 +240,36 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // d[4j + e]: C^T row nWarp + g + 8 (e / 2), column 8j + 2t + e % 2.
+  // d[4j + e]: C^T row nWarp + g + 8 (e / 2), column 8j + 2t + e % 2. The
+  // 256-row tiles go into C through shared memory (the stages are done
+  // with; rows TN + 4 floats apart: the scatter is conflict-free), the
+  // 64-row ones straight (see storeTile).
+  if constexpr (BM == 256) {
+    __syncthreads();
+    constexpr int CP = TN + 4;
+    float *Cs = (float *)smem;
 #pragma unroll
-  for (int j = 0; j < ND / 4; ++j)
+    for (int j = 0; j < ND / 4; ++j)
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      long long gm = m0 + 8 * j + 2 * t + e % 2, gn = n0 + nWarp + g + 8 * (e / 2);
-      if (gm < M && gn < N) {
-        float *c = &C[gm * sCm + gn * sCn];
-        if (splits > 1)
-          atomicAdd(c, d[4 * j + e]);
-        else
-          *c = beta ? *c + d[4 * j + e] : d[4 * j + e];
+      for (int e = 0; e < 4; ++e)
+        Cs[(8 * j + 2 * t + e % 2) * CP + nWarp + g + 8 * (e / 2)] = d[4 * j + e];
+    __syncthreads();
+    storeTile<BM, TN, NT>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta);
+  } else {
+#pragma unroll
+    for (int j = 0; j < ND / 4; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        long long gm = m0 + 8 * j + 2 * t + e % 2, gn = n0 + nWarp + g + 8 * (e / 2);
+        if (gm < M && gn < N) {
+          float *c = &C[gm * sCm + gn * sCn];
+          if (splits > 1)
+            atomicAdd(c, d[4 * j + e]);
+          else
+            *c = beta ? *c + d[4 * j + e] : d[4 * j + e];
+        }
       }
-    }
+  }
 }
 
 // Launch with grid (ceil(N / 64 NWG), ceil(M / BM), batches x splits),
