@@ -11,8 +11,11 @@ Device:  python3 devrun/device_cuda_bench.py [--no-compile | --profile] NAME...
 NAME is a library devrun/bench/NAME.so: MODEL_bBATCH (torchvision's resnet18,
 resnet50, mobilenet_v2 with random weights: timing only, the numbers are
 checked by device_cuda.py) or gemm4096. Inputs and outputs stay on the GPU
-(torch tensors passed to dlc_run as device pointers). Medians of 30 calls
-after 5 warm-up calls, each call synchronised; PyTorch eager and
+(torch tensors passed to dlc_run as device pointers). Each call
+synchronised; a model's three contenders take turns over 5 rounds of 20
+calls (after 3 warm-up calls), and each one's time is the median of its
+round medians (the range of the rounds beside it); gemm4096: medians of
+30 calls after 5 warm-up calls. PyTorch eager and
 torch.compile (default mode) run at the library's precision: TF32 allowed
 for tf32, float32 strict for fp32, autocast for bf16/fp16.
 """
@@ -31,6 +34,7 @@ sys.path.insert(0, HERE)
 from dlc_ctypes import Tensor, load  # noqa: E402
 
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+ROUNDS = 5
 
 
 def device_tensor(name, t):
@@ -132,16 +136,25 @@ def main():
         net = getattr(torchvision.models, {"mobilenetv2": "mobilenet_v2"}.get(model_name, model_name))(
             weights=None).cuda().eval()
         x = ins[0]
-        eager_ms = median_ms(torch_runner(lambda: net(x), precision))
-        compiled_ms = float("nan")
+        runners = {"dlc": run, "eager": torch_runner(lambda: net(x), precision)}
         if compile_too:
             compiled = torch.compile(net)
-            crun = torch_runner(lambda: compiled(x), precision)
-            crun()  # compile outside the timing
-            compiled_ms = median_ms(crun)
-        print(f"| {model_name} | {batch} | {precision} | {dlc_ms:.3f} | {eager_ms:.3f} | "
-              f"{compiled_ms:.3f} | {dlc_ms / eager_ms:.2f} | {dlc_ms / compiled_ms:.2f} |",
-              flush=True)
+            runners["compile"] = torch_runner(lambda: compiled(x), precision)
+            runners["compile"]()  # compile outside the timing
+        # Rounds alternating between the three, the median of each one's
+        # round medians: the GPU's clocks (and eager's times) drift over a
+        # run by 10% and more.
+        rounds = {k: [] for k in runners}
+        for _ in range(ROUNDS):
+            for k, fn in runners.items():
+                rounds[k].append(median_ms(fn, repeat=20, warmup=3))
+        ms = {k: statistics.median(v) for k, v in rounds.items()}
+        dlc_ms, eager_ms = ms["dlc"], ms["eager"]
+        compiled_ms = ms.get("compile", float("nan"))
+        spread = lambda k: f"{min(rounds[k]):.3f}-{max(rounds[k]):.3f}"
+        print(f"| {model_name} | {batch} | {precision} | {dlc_ms:.3f} ({spread('dlc')}) | "
+              f"{eager_ms:.3f} ({spread('eager')}) | {compiled_ms:.3f} | {dlc_ms / eager_ms:.2f} | "
+              f"{dlc_ms / compiled_ms:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -25,22 +26,6 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// Whether `t` is a static, row-major, contiguous memref (the kernels index
-/// the input as [N, C, H, W] with its sizes as strides).
-bool isContiguous(MemRefType t) {
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (!t.hasStaticShape() || failed(getStridesAndOffset(t, strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t i = t.getRank() - 1; i >= 0; --i) {
-    if (t.getDimSize(i) != 1 && strides[i] != expected)
-      return false;
-    expected *= t.getDimSize(i);
-  }
-  return true;
-}
-
 /// The one buffer the gather's body loads from (the conv's input).
 Value gatheredInput(linalg::GenericOp gather) {
   Value input;
@@ -70,8 +55,9 @@ bool fold(linalg::GenericOp gather) {
   if (!strides || !dilations || !padding || !alloc || columnsType.getRank() != 6 || !input)
     return false;
   auto inputType = cast<MemRefType>(input.getType());
-  // Columns [N, KH, KW, C, OH, OW] of input [N, C, H, W].
-  if (inputType.getRank() != 4 || !isContiguous(inputType) ||
+  // Columns [N, KH, KW, C, OH, OW] of input [N, C, H, W], which the kernels
+  // index with its sizes as strides.
+  if (inputType.getRank() != 4 || !memref::isStaticShapeAndContiguousRowMajor(inputType) ||
       inputType.getDimSize(0) != columnsType.getDimSize(0) ||
       inputType.getDimSize(1) != columnsType.getDimSize(3))
     return false;

@@ -12,9 +12,9 @@
 // Matmuls and convs (as im2col GEMMs) do not come from MLIR unless
 // --precision=fp32: they launch one hand-written tensor-core GEMM
 // (runtime/kernels/gemm_tc.cu), compiled here by NVRTC for the chip and
-// precision, as a second kernel image; in tf32, convs with channels in
-// multiples of 32 launch its implicit-GEMM twins (dlc.conv_gemm), which
-// gather the im2col columns themselves.
+// precision, as a second kernel image; in tf32, convs with a constant
+// filter and over 16 filters launch its implicit-GEMM twins
+// (dlc.conv_gemm), which gather the im2col columns themselves.
 //
 //===----------------------------------------------------------------------===//
 #include "Artifact.h"
