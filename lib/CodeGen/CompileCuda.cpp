@@ -201,18 +201,21 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
                       Launch &l, std::optional<Launch> &zero) {
   // tf32 with contiguous rows of A and B (every im2col GEMM and matmul
   // here) and M over 16: the mma.sync kernel, 4 warps, 128 x 128 tiles (64
-  // x 128 where M is at most 64), or on Hopper the wgmma kernels where they
-  // were faster. Otherwise the WMMA kernel, with 64-row tiles where M is at
-  // most 64 (it ran MLP and LeNet, M 1 to 16, faster).
-  // Hopper, from single GEMMs timed on an H100 (the conv GEMMs of ResNet-18,
-  // ResNet-50 and MobileNetV2 at batch 32, bench/results/cuda-device.md):
-  // 256 x 128 wgmma tiles where the map is small (N at most 64: 7x7 maps,
-  // split over K; 2-2.4x the mma.sync kernel) and M over 128, or M is 256
-  // or more and K 2048 or more (1.15x at 256 x 196 x 2304, 1.2x at
-  // 4096^3); 64 x 128 wgmma tiles, two blocks an SM, where M is at most 96
-  // or K under 128 (up to 1.7x); the mma.sync kernel's 128 x 128 tiles for
-  // the rest (128 to 1024 filters over K of 256 and more on 14x14 to 28x28
-  // maps, where it was up to 1.4x faster than either).
+  // x 128 where M is at most 64), or on Hopper the wgmma kernels. Otherwise
+  // the WMMA kernel, with 64-row tiles where M is at most 64 (it ran MLP
+  // and LeNet, M 1 to 16, faster).
+  // Hopper, from single GEMMs storing C (as the conv GEMMs do after
+  // dlc-fold-gemm-zero-init) timed on an H100 (test/cuda/gemm_kernels.cu:
+  // ResNet-18, ResNet-50 and MobileNetV2 at batch 32): the 64 x 128 wgmma
+  // tiles, two blocks an SM, were fastest or level on every shape but
+  // these, where the 256 x 128 ones were: 7x7 maps (N at most 64) with M
+  // and K of 512 or more (0.091 against 0.123 ms at 2048 x 49 x 512), and M
+  // of 256 or more with K of 2048 or more (0.82 against 1.16 ms at
+  // 4096^3). Against the mma.sync kernel they gained up to 30% (0.043
+  // against 0.061 ms at 256 x 196 x 1024), and nearly half on
+  // MobileNetV2's 7x7 maps (0.024 against 0.046 at 960 x 49 x 160). (An
+  // earlier rule, from times adding into C, kept mma.sync for 128 to 1024
+  // filters.)
   // The implicit-GEMM conv kernels (test/cuda/conv_kernels.cu, ResNet's
   // convs): their gather costs the wgmma kernels more than the mma.sync
   // one, which was fastest wherever there are 64 or more 128 x 128 tiles
@@ -229,10 +232,8 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
     if (m <= 96 || k <= 256 || tiles128 < 64)
       kernel = GemmKernel::Wgmma, bm = 64;
   } else if (tensorRows && usesWgmma(chip)) {
-    if ((n <= 64 && m > 128) || (m >= 256 && k >= 2048))
-      kernel = GemmKernel::Wgmma, bm = 256;
-    else if (m <= 96 || k < 128)
-      kernel = GemmKernel::Wgmma, bm = 64;
+    bool large = (n <= 64 && m >= 512 && k >= 512) || (m >= 256 && k >= 2048);
+    kernel = GemmKernel::Wgmma, bm = large ? 256 : 64;
   }
   // Split K over more blocks where the tiles alone would leave SMs idle
   // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
