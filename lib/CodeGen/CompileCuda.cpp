@@ -434,6 +434,11 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     out.ptx = object.getObject().getValue().str();
     while (!out.ptx.empty() && out.ptx.back() == '\0')
       out.ptx.pop_back();
+  } else {
+    // No generated kernels (a model of GEMMs alone): an empty module, which
+    // ptxas and the driver take like any other.
+    out.ptx = "// dlc: no generated kernels\n.version 8.0\n.target " + opts.target.cpu +
+              "\n.address_size 64\n";
   }
   Block &entry = main.getBody().front();
   for (Operation &op : entry) {
