@@ -10,12 +10,12 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/DlcDialect.h"
 #include "passes/LibraryGemm.h"
+#include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
-#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace dlc {
@@ -52,7 +52,9 @@ bool fold(linalg::GenericOp gather) {
   auto alloc = columns.getDefiningOp<memref::AllocOp>();
   auto columnsType = cast<MemRefType>(columns.getType());
   Value input = gatheredInput(gather);
-  if (!strides || !dilations || !padding || !alloc || columnsType.getRank() != 6 || !input)
+  auto pair = [](DenseI64ArrayAttr a) { return a && a.size() == 2; };
+  if (!pair(strides) || !pair(dilations) || !pair(padding) || !alloc ||
+      columnsType.getRank() != 6 || !input)
     return false;
   auto inputType = cast<MemRefType>(input.getType());
   // Columns [N, KH, KW, C, OH, OW] of input [N, C, H, W], which the kernels
@@ -84,13 +86,7 @@ bool fold(linalg::GenericOp gather) {
       gemm.getDpsInputOperand(0)->get() == view.getResult())
     return false;
   // The weight-times-batch GEMM: A [F, K], B [N, K, P], C [N, F, P].
-  MLIRContext *ctx = gather.getContext();
-  AffineExpr n, f, p, k;
-  bindDims(ctx, n, f, p, k);
-  SmallVector<AffineMap> expected{AffineMap::get(4, 0, {f, k}, ctx),
-                                  AffineMap::get(4, 0, {n, k, p}, ctx),
-                                  AffineMap::get(4, 0, {n, f, p}, ctx)};
-  if (!llvm::equal(gemm.getIndexingMapsArray(), expected))
+  if (!llvm::equal(gemm.getIndexingMapsArray(), dlc::weightTimesBatchMaps(gather.getContext())))
     return false;
   // Nothing between the gather and the GEMM may write memory (the input
   // must hold at the GEMM what the gather read): views and new buffers only.
@@ -98,16 +94,14 @@ bool fold(linalg::GenericOp gather) {
     if (!op || !(isMemoryEffectFree(op) || isa<memref::AllocOp>(op)))
       return false;
 
+  // The shapes agree by construction: the GEMM's maps tie A's K and C's F
+  // and P to the columns', which are the input's N and C by the checks above.
   OpBuilder b(gemm);
   ArrayRef<int64_t> shape = columnsType.getShape();
-  auto conv = b.create<dlc::ConvGemmOp>(
+  b.create<dlc::ConvGemmOp>(
       gemm.getLoc(), input, gemm.getDpsInputOperand(0)->get(), gemm.getDpsInitOperand(0)->get(),
       b.getDenseI64ArrayAttr({shape[1], shape[2]}), b.getDenseI64ArrayAttr({shape[4], shape[5]}),
       strides, dilations, padding, gemm->hasAttr(dlc::kGemmOverwriteAttr));
-  if (failed(mlir::verify(conv))) {
-    conv->erase();
-    return false;
-  }
   gemm->erase();
   view->erase();
   gather->erase();

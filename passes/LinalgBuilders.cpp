@@ -163,16 +163,17 @@ Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
                               [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }
 
-Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init) {
-  MLIRContext *ctx = b.getContext();
+SmallVector<AffineMap> weightTimesBatchMaps(MLIRContext *ctx) {
   AffineExpr dn, dm, dp, dk;
   bindDims(ctx, dn, dm, dp, dk);
-  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {dm, dk}, ctx),
-                              AffineMap::get(4, 0, {dn, dk, dp}, ctx),
-                              AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
+  return {AffineMap::get(4, 0, {dm, dk}, ctx), AffineMap::get(4, 0, {dn, dk, dp}, ctx),
+          AffineMap::get(4, 0, {dn, dm, dp}, ctx)};
+}
+
+Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init) {
   SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
-  return multiplyAccumulate(b, loc, w, x, init, maps, iters);
+  return multiplyAccumulate(b, loc, w, x, init, weightTimesBatchMaps(b.getContext()), iters);
 }
 
 Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init,

@@ -84,6 +84,10 @@ Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs, Value
 /// tile-and-vectorize tiles like a matmul.
 Value weightTimesBatch(OpBuilder &b, Location loc, Value w, Value x, Value init);
 
+/// weightTimesBatch's indexing maps over (n, m, p, k): w (m, k), x (n, k,
+/// p), out (n, m, p).
+SmallVector<AffineMap> weightTimesBatchMaps(MLIRContext *ctx);
+
 /// The values of a constant f32 tensor (an inference build's weights), or
 /// nothing (a parameter, a computed value).
 std::optional<SmallVector<float>> constantF32Values(Value v);

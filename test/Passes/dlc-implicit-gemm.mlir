@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s --dlc-implicit-gemm --split-input-file | FileCheck %s
+// RUN: %dlc-opt %s --dlc-implicit-gemm --split-input-file -verify-diagnostics | FileCheck %s
 
 #id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 #a = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
@@ -123,5 +123,35 @@ func.func @columns_read_twice(%x: memref<1x32x4x4xf32>, %w: memref<40x32xf32>, %
     linalg.yield %s : f32
   }
   memref.copy %flat, %keep : memref<1x32x16xf32> to memref<1x32x16xf32>
+  return
+}
+
+// Kept, without a diagnostic: a geometry that is not two values a field
+// (the conv kernels would read past it).
+// CHECK-LABEL: func.func @three_strides
+// CHECK: memref.alloc
+// CHECK-NOT: dlc.conv_gemm
+// CHECK: return
+func.func @three_strides(%x: memref<1x32x4x4xf32>, %w: memref<40x32xf32>, %y: memref<1x40x16xf32>) {
+  %cols = memref.alloc() : memref<1x1x1x32x4x4xf32>
+  linalg.generic {indexing_maps = [#id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      outs(%cols : memref<1x1x1x32x4x4xf32>)
+      attrs = {dlc.implicit_gemm_columns = {dilations = array<i64: 1, 1>, padding = array<i64: 0, 0>, strides = array<i64: 1, 1, 1>}} {
+  ^bb0(%out: f32):
+    %n = linalg.index 0 : index
+    %ch = linalg.index 3 : index
+    %h = linalg.index 4 : index
+    %wi = linalg.index 5 : index
+    %v = memref.load %x[%n, %ch, %h, %wi] : memref<1x32x4x4xf32>
+    linalg.yield %v : f32
+  }
+  %flat = memref.collapse_shape %cols [[0], [1, 2, 3], [4, 5]] : memref<1x1x1x32x4x4xf32> into memref<1x32x16xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%w, %flat : memref<40x32xf32>, memref<1x32x16xf32>) outs(%y : memref<1x40x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
   return
 }

@@ -12,21 +12,11 @@
 //           -Iruntime/kernels test/cuda/conv_kernels.cu -o devrun/conv_kernels
 // Device: devrun/conv_kernels   (through the device tool, carrying devrun/)
 #define DLC_PRECISION_TF32
+#include "cuda_check.h"
 #include "gemm_tc.cu"
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e = (x);                                                                      \
-    if (e) {                                                                                  \
-      printf("CUDA error %s at line %d\n", cudaGetErrorString(e), __LINE__);                  \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
 
 struct Conv {
   long long n, c, h, w, f, kh, kw, s, p, d;

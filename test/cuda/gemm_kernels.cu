@@ -13,21 +13,11 @@
 // after dlc_gemm_zero where K is split), both checked; the times are
 // storing's.
 #define DLC_PRECISION_TF32
+#include "cuda_check.h"
 #include "gemm_tc.cu"
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
-
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cudaError_t e = (x);                                                                      \
-    if (e) {                                                                                  \
-      printf("CUDA error %s at line %d\n", cudaGetErrorString(e), __LINE__);                  \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
 
 __global__ void reference(const float *A, const float *B, float *C, long long M, long long N,
                           long long K, long long sAb, long long sBb, long long sCb) {
