@@ -41,67 +41,11 @@ namespace dlc {
 } // namespace dlc
 
 using namespace mlir;
+using dlc::ByteRange;
+using dlc::rangeOf;
+using dlc::touchesData;
 
 namespace {
-/// Bytes [begin, end) of `root` (an alloc, a global or the arena argument)
-/// that a memref view spans (its hull), and whether it covers them
-/// contiguously.
-struct ByteRange {
-  Value root;
-  int64_t begin = 0, end = 0;
-  bool contiguous = false;
-
-  bool same(const ByteRange &o) const {
-    return root == o.root && begin == o.begin && end == o.end && contiguous && o.contiguous;
-  }
-  bool overlaps(const ByteRange &o) const {
-    return root == o.root && begin < o.end && o.begin < end;
-  }
-};
-
-std::optional<ByteRange> rangeOf(Value v) {
-  auto type = dyn_cast<MemRefType>(v.getType());
-  int64_t offset;
-  SmallVector<int64_t> strides;
-  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
-      failed(getStridesAndOffset(type, strides, offset)) || ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic))
-    return std::nullopt;
-  int64_t bytes = type.getElementTypeBitWidth() / 8, last = offset;
-  for (auto [size, stride] : llvm::zip(type.getShape(), strides))
-    last += (size - 1) * stride;
-  // Down to the root: subviews and reshapes keep the aligned pointer (their
-  // types carry the offset from it); memref.view moves it by a byte shift.
-  int64_t shift = 0;
-  Value cur = v;
-  while (Operation *def = cur.getDefiningOp()) {
-    if (isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def))
-      break;
-    if (auto view = dyn_cast<memref::ViewOp>(def)) {
-      std::optional<int64_t> s = getConstantIntValue(view.getByteShift());
-      if (!s)
-        return std::nullopt;
-      shift += *s;
-      cur = view.getSource();
-      continue;
-    }
-    if (isa<memref::SubViewOp, memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp>(
-            def)) {
-      cur = def->getOperand(0);
-      continue;
-    }
-    return std::nullopt;
-  }
-  return ByteRange{cur, shift + offset * bytes, shift + (last + 1) * bytes,
-                   memref::isStaticShapeAndContiguousRowMajor(type)};
-}
-
-/// Whether `op` reads or writes memory contents (allocs and deallocs do
-/// not): the ops that order a GEMM against its neighbours.
-bool touchesData(Operation *op) {
-  return !isMemoryEffectFree(op) && !isa<memref::AllocOp, memref::DeallocOp>(op);
-}
-
 /// What `op` writes, as byte ranges; nullopt where that is not known.
 std::optional<SmallVector<ByteRange>> writesOf(Operation *op) {
   SmallVector<ByteRange> out;

@@ -14,7 +14,9 @@
 // - With `library-gemm`, float32 contractions stay in the entry, marked
 //   `dlc.library_gemm`: the compiler launches its tensor-core GEMM kernel
 //   (runtime/kernels/gemm_tc.cu) for them, with their strides; so do
-//   dlc.conv_gemm ops (dlc-implicit-gemm), launched as its conv kernels.
+//   dlc.conv_gemm ops (dlc-implicit-gemm), launched as its conv kernels,
+//   and the elementwise tails dlc-fuse-gemm-epilogue marked
+//   (dlc.gemm_epilogue), which those kernels run in their store.
 // - View-like ops and constants are copied into the kernels, so that
 //   kernels capture only the entry's arguments (inputs, outputs, arena,
 //   weights), each one pointer under the bare-pointer calling convention.
@@ -162,7 +164,7 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
       if (auto l = dyn_cast<linalg::LinalgOp>(&op)) {
         if (libraryGemm && dlc::isLibraryGemm(l))
           l->setAttr("dlc.library_gemm", rewriter.getUnitAttr());
-        else
+        else if (!l->hasAttr(dlc::kGemmEpilogueAttr))
           linalgOps.push_back(l);
       }
     for (linalg::LinalgOp op : linalgOps) {
@@ -207,7 +209,8 @@ struct MapToGpuPass : dlc::impl::MapToGpuBase<MapToGpuPass> {
     }
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>() || isMemoryEffectFree(&op) ||
-          isa<gpu::LaunchOp, dlc::ConvGemmOp>(op) || op.hasAttr("dlc.library_gemm"))
+          isa<gpu::LaunchOp, dlc::ConvGemmOp>(op) || op.hasAttr("dlc.library_gemm") ||
+          op.hasAttr(dlc::kGemmEpilogueAttr))
         continue;
       LogicalResult done = isa<scf::ParallelOp>(op) ? mapParallel(cast<scf::ParallelOp>(op))
                                                     : wrapSingleThread(&op);

@@ -364,6 +364,21 @@ def ImplicitGemm : Pass<"dlc-implicit-gemm", "mlir::func::FuncOp"> {
   let dependentDialects = ["dlc::DlcDialect"];
 }
 
+def FuseGemmEpilogue : Pass<"dlc-fuse-gemm-epilogue", "mlir::func::FuncOp"> {
+  let summary = "Mark a conv GEMM's elementwise tail for the GEMM kernel's epilogue";
+  let description = [{
+    For the CUDA back end, after dlc-implicit-gemm and before
+    dlc-plan-memory. Where a GEMM that overwrites its output (a library
+    GEMM marked `dlc.gemm_overwrite`, or a `dlc.conv_gemm` with
+    `overwrite`) is followed by an elementwise linalg.generic computing
+    act(x * scale[m] + shift[m] + r * rscale[m] + rshift[m]) of its output
+    x (every term optional; act none, relu or a clamp; m the GEMM's row),
+    and nothing else reads x, the generic gets `dlc.gemm_epilogue`: which
+    of its inputs is which part. The compiler then runs it inside the GEMM
+    kernel's store; the IR keeps both ops and their meaning.
+  }];
+}
+
 def MapToGpu : Pass<"dlc-map-to-gpu", "mlir::func::FuncOp"> {
   let summary = "Turn the planned entry's loops into gpu.launch ops, one thread per iteration";
   let description = [{

@@ -187,14 +187,16 @@ void dlc::buildCudaPipeline(OpPassManager &pm, const CudaPipelineOptions &opts) 
   addBufferization(pm);
   // The GEMM kernel stores its output where it would add into zeros
   // (before the memory plan: a zero buffer left unread then takes no bytes).
-  // The elementwise tail after a conv's GEMM stays a kernel of its own: run
-  // in the GEMM kernels' epilogue it cost ResNet-50 batch 32 more time than
-  // it saved (commit 365b349, the note of session 12).
   if (opts.libraryGemm)
     pm.addNestedPass<func::FuncOp>(createFoldGemmZeroInit());
   // Marked im2col gathers into the GEMMs reading them: no column buffers.
   if (opts.libraryGemm && opts.implicitGemm)
     pm.addNestedPass<func::FuncOp>(createImplicitGemm());
+  // The elementwise tail after a GEMM (BatchNorm, residual, ReLU) in the
+  // GEMM kernel's store; before the memory plan, which must then keep the
+  // GEMM's operands apart from the tail's output.
+  if (opts.libraryGemm)
+    pm.addNestedPass<func::FuncOp>(createFuseGemmEpilogue());
   // One device arena, one weights buffer: the entry's arguments are then
   // inputs, outputs, arena, weights, and kernels read nothing else.
   pm.addPass(createPlanMemory());

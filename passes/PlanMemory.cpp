@@ -4,14 +4,17 @@
 // arena passed as the last argument (static allocs inside sequential loops
 // are first hoisted to the top level). A buffer lives from its alloc to the
 // last top-level op that touches it or any view of it; buffers whose
-// lifetimes do not overlap may share bytes. Placement is greedy by size
+// lifetimes do not overlap may share bytes (a GEMM and the elementwise tail
+// its kernel runs, dlc-fuse-gemm-epilogue, count as one op). Placement is
+// greedy by size
 // (largest first, into the tightest gap among buffers live at the same
 // time), the heuristic TFLite's and Glow's planners use, which lands close to
 // the lower bound (peak live bytes) on CNNs.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Passes.h"
+#include "passes/LibraryGemm.h"
 #include "passes/MemoryPlanner.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -96,6 +99,20 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
     int64_t i = 0;
     for (Operation &op : block)
       pos[&op] = i++;
+    // A GEMM and the elementwise tail it runs in its epilogue
+    // (dlc-fuse-gemm-epilogue) are one step: the GEMM writes the tail's
+    // output while it reads its operands, so none of their buffers may
+    // share bytes.
+    for (Operation &op : block) {
+      if (!op.hasAttr(dlc::kGemmEpilogueAttr))
+        continue;
+      Operation *gemm = op.getPrevNode();
+      while (gemm && !dlc::touchesData(gemm))
+        gemm = gemm->getPrevNode();
+      for (Operation *o = gemm ? gemm->getNextNode() : nullptr; o && o != op.getNextNode();
+           o = o->getNextNode())
+        pos[o] = pos[gemm];
+    }
 
     SmallVector<memref::AllocOp> allocs;
     std::vector<dlc::BufferRequest> requests;

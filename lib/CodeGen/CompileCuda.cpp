@@ -14,7 +14,9 @@
 // (runtime/kernels/gemm_tc.cu), compiled here by NVRTC for the chip and
 // precision, as a second kernel image; in tf32, convs with a constant
 // filter and over 16 filters launch its implicit-GEMM twins
-// (dlc.conv_gemm), which gather the im2col columns themselves.
+// (dlc.conv_gemm), which gather the im2col columns themselves. A GEMM's
+// elementwise tail (BatchNorm, residual, ReLU: dlc-fuse-gemm-epilogue)
+// runs in the store of the kernels' _ep twins.
 //
 //===----------------------------------------------------------------------===//
 #include "Artifact.h"
@@ -34,6 +36,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -41,6 +44,7 @@
 #include "llvm/Support/Program.h"
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 using namespace mlir;
 using namespace dlc::codegen;
@@ -372,6 +376,70 @@ bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
   return true;
 }
 
+/// The GEMM kernels' epilogue arguments (DLC_EPILOGUE_PARAMS in
+/// runtime/kernels/gemm_tc.cu) for the elementwise op `e` that
+/// dlc-fuse-gemm-epilogue marked: its row vectors and residual (null
+/// pointers where absent), the activation and its clamp's bounds (a
+/// float's bits).
+bool epilogueArgs(linalg::GenericOp e, Block &entry, size_t ni, size_t no,
+                  std::vector<LaunchArg> &args, std::string &error) {
+  auto parts = e->getAttrOfType<DictionaryAttr>(dlc::kGemmEpilogueAttr);
+  for (const char *name : {"scale", "shift", "residual", "residual_scale", "residual_shift"}) {
+    auto index = parts.getAs<IntegerAttr>(name);
+    LaunchArg a{"i64", 0, 0}; // a null pointer
+    if (index && (index.getInt() < 0 || index.getInt() >= e.getNumDpsInputs() ||
+                  !resolveBuffer(e.getDpsInputs()[index.getInt()], entry, ni, no, a))) {
+      error = "internal error: a GEMM epilogue operand is not a static view of a buffer";
+      return false;
+    }
+    args.push_back(a);
+  }
+  auto act = parts.getAs<IntegerAttr>("act");
+  args.push_back({"i64", 0, act ? act.getInt() : 0});
+  for (const char *bound : {"lo", "hi"}) {
+    auto v = parts.getAs<FloatAttr>(bound);
+    args.push_back(
+        {"i64", 0, v ? (int64_t)llvm::bit_cast<uint32_t>((float)v.getValueAsDouble()) : 0});
+  }
+  return true;
+}
+
+/// Runs `epilogue` (the elementwise op after GEMM launch `gemm`, marked by
+/// dlc-fuse-gemm-epilogue) in the GEMM kernel: its _ep twin stores into the
+/// op's output (same layout as C: the pass checked) through the epilogue.
+/// The WMMA kernel has none, and a GEMM that splits K has only partial
+/// sums in its store: then the GEMM keeps its own output and
+/// dlc_gemm_epilogue applies the tail after it, over C's M x N per batch.
+bool addEpilogue(linalg::GenericOp epilogue, Block &entry, size_t ni, size_t no, Launch &gemm,
+                 std::optional<Launch> &after, std::string &error) {
+  LaunchArg y;
+  if (!resolveBuffer(epilogue.getDpsInits()[0], entry, ni, no, y)) {
+    error = "internal error: a GEMM epilogue's output is not a static view of a buffer";
+    return false;
+  }
+  // gemm.args: A, B, C, M, N, K, the strides of A, B and C (b, m, k / b, k,
+  // n / b, m, n), splits, beta[, the conv's geometry].
+  const std::vector<LaunchArg> &g = gemm.args;
+  llvm::StringRef kernel = gemm.kernel;
+  bool hasTwin = kernel.contains("_tf32") || kernel.contains("_wgmma");
+  if (hasTwin && g[15].value == 1 && g[16].value == 0) {
+    gemm.kernel += "_ep";
+    gemm.args[2] = y;
+    return epilogueArgs(epilogue, entry, ni, no, gemm.args, error);
+  }
+  Launch e;
+  e.image = 1;
+  e.kernel = "dlc_gemm_epilogue";
+  int64_t m = g[3].value, n = g[4].value, batches = gemm.grid[2] / g[15].value;
+  e.grid[0] = (m * n + 255) / 256, e.grid[1] = 1, e.grid[2] = batches;
+  e.block[0] = 256, e.block[1] = 1, e.block[2] = 1;
+  e.args = {g[2], y, g[3], g[4], g[12], g[13], g[14]};
+  if (!epilogueArgs(epilogue, entry, ni, no, e.args, error))
+    return false;
+  after = std::move(e);
+  return true;
+}
+
 /// Runs the CUDA pipeline and reads the kernels, the launch list and the
 /// weights off the result.
 bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
@@ -441,21 +509,40 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
               "\n.address_size 64\n";
   }
   Block &entry = main.getBody().front();
+  Operation *fusedEpilogue = nullptr;
   for (Operation &op : entry) {
     if (isa<func::ReturnOp>(op) || isMemoryEffectFree(&op))
       continue;
+    if (op.hasAttr(dlc::kGemmEpilogueAttr)) {
+      if (&op == fusedEpilogue)
+        continue; // launched with its GEMM
+      error = "internal error: a GEMM epilogue does not follow its GEMM";
+      return false;
+    }
     auto conv = dyn_cast<dlc::ConvGemmOp>(op);
     if (conv || op.hasAttr("dlc.library_gemm")) {
       Launch l;
-      std::optional<Launch> zero;
+      std::optional<Launch> zero, after;
       if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, l, zero,
                                  error)
                : !gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
                              opts.precision, l, zero, error))
         return false;
+      // dlc-fuse-gemm-epilogue's mark is on the next op touching memory.
+      Operation *next = op.getNextNode();
+      while (next && !dlc::touchesData(next))
+        next = next->getNextNode();
+      auto epilogue = dyn_cast_or_null<linalg::GenericOp>(next);
+      if (epilogue && epilogue->hasAttr(dlc::kGemmEpilogueAttr)) {
+        fusedEpilogue = epilogue;
+        if (!addEpilogue(epilogue, entry, ni, no, l, after, error))
+          return false;
+      }
       if (zero)
         out.launches.push_back(std::move(*zero));
       out.launches.push_back(std::move(l));
+      if (after)
+        out.launches.push_back(std::move(*after));
       out.usesGemm = true;
       continue;
     }
@@ -649,9 +736,14 @@ struct Nvrtc {
   }
 };
 
-/// The tensor-core GEMM (runtime/kernels/gemm_tc.cu) for `chip` at
-/// `precision`: a cubin, or PTX for `asPtx`.
-bool compileGemmKernel(const std::string &chip, const std::string &precision, bool asPtx,
+/// The tensor-core GEMM kernels (runtime/kernels/gemm_tc.cu) for `chip` at
+/// `precision`: a cubin, or PTX for `asPtx`. All of them for
+/// `allKernels` (--emit=ptx and cubin: the image for users with their own
+/// loader), else only those `launches` name (-DDLC_WANT_<kernel> each: the
+/// file has 20, and NVRTC took 38 s over all of them for a one-matmul
+/// model, 2 s over its own).
+bool compileGemmKernel(const std::string &chip, const std::string &precision,
+                       const std::vector<Launch> &launches, bool allKernels, bool asPtx,
                        std::string &out, std::string &error) {
   std::string path = runtimeDir() + "/kernels/gemm_tc.cu";
   auto source = llvm::MemoryBuffer::getFile(path);
@@ -674,9 +766,17 @@ bool compileGemmKernel(const std::string &chip, const std::string &precision, bo
   std::string define = "-DDLC_PRECISION_" + llvm::StringRef(precision).upper();
   std::string include = "-I" + cudaToolkit() + "/include";
   std::string kernels = "-I" + runtimeDir() + "/kernels";
-  const char *options[] = {arch.c_str(), define.c_str(), include.c_str(), kernels.c_str(),
-                           "--std=c++17"};
-  int rc = nvrtc.compile(prog, 5, options);
+  std::vector<const char *> options = {arch.c_str(), define.c_str(), include.c_str(),
+                                       kernels.c_str(), "--std=c++17"};
+  std::set<std::string> wanted;
+  if (allKernels)
+    wanted.insert("-DDLC_ALL_KERNELS");
+  for (const Launch &l : launches)
+    if (l.image == 1)
+      wanted.insert("-DDLC_WANT_" + l.kernel);
+  for (const std::string &w : wanted)
+    options.push_back(w.c_str());
+  int rc = nvrtc.compile(prog, (int)options.size(), options.data());
   size_t size = 0;
   if (rc) {
     nvrtc.logSize(prog, &size);
@@ -712,7 +812,8 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
   std::string gemmImage;
   bool asPtx = opts.emit == "ptx";
   if (program.usesGemm &&
-      !compileGemmKernel(opts.target.cpu, opts.precision, asPtx, gemmImage, error))
+      !compileGemmKernel(opts.target.cpu, opts.precision, program.launches,
+                         /*allKernels=*/opts.emit != "lib", asPtx, gemmImage, error))
     return false;
   if (opts.emit == "ptx" || opts.emit == "cubin") {
     std::string image = program.ptx;
@@ -744,8 +845,8 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
   }
   nlohmann::json sig;
   int gemms = 0;
-  for (const Launch &l : program.launches) // not the zeroing before split-K GEMMs
-    gemms += l.image == 1 && l.kernel != "dlc_gemm_zero";
+  for (const Launch &l : program.launches) // not the zeroing nor the tails around them
+    gemms += l.image == 1 && l.kernel != "dlc_gemm_zero" && l.kernel != "dlc_gemm_epilogue";
   sig["inputs"] = tensorsJson(model.inputs);
   sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},

@@ -25,7 +25,12 @@
 // zero start folded away: dlc-fold-gemm-zero-init). With `splits` > 1 the
 // K range is split over grid.z (small-M/N layers would otherwise leave most
 // SMs idle) and the parts are added with atomicAdd (onto zeros dlc_gemm_zero
-// wrote, with `beta` 0): the sum's order then varies.
+// wrote, with `beta` 0): the sum's order then varies. The _ep twins of
+// the tf32 kernels (mma.sync, wgmma; GEMM and conv) apply a conv's
+// elementwise tail as they store C (Epilogue below).
+// A library (dlc compile --emit=lib) gets only the kernels its launch plan
+// names (-DDLC_WANT_<name> each, lib/CodeGen/CompileCuda.cpp); --emit=ptx
+// and cubin, and the device tests, define DLC_ALL_KERNELS.
 #include <mma.h>
 #if defined(DLC_PRECISION_BF16)
 #include <cuda_bf16.h>
@@ -181,6 +186,51 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
   }
 }
 
+// The elementwise tail of a conv's GEMM, run by the _ep kernels as they
+// store C (dlc-fuse-gemm-epilogue marks it; the compiler passes its parts):
+// each output element v of row (filter) m, at offset `at` from C, becomes
+//   act(v * scale[m] + shift[m] + res[at] * resScale[m] + resShift[m])
+// where a null pointer drops its term; act 0 is none, 1 max(., 0), 2 a
+// clamp to [lo, hi] (float bits in the low 32 bits of eLo and eHi). res
+// has C's layout and is not C's memory. Only where the kernel stores C
+// whole (beta 0, K not split): the compiler runs dlc_gemm_epilogue after
+// the other GEMMs.
+#define DLC_EPILOGUE_PARAMS                                                                   \
+  const float *__restrict__ eScale, const float *__restrict__ eShift,                         \
+      const float *__restrict__ eRes, const float *__restrict__ eResScale,                    \
+      const float *__restrict__ eResShift, long long eAct, long long eLo, long long eHi
+#define DLC_EPILOGUE_ARGS eScale, eShift, eRes, eResScale, eResShift, eAct, eLo, eHi
+
+__device__ inline float floatBits(long long v) {
+  union {
+    int i;
+    float f;
+  } u;
+  u.i = (int)v;
+  return u.f;
+}
+
+struct Epilogue {
+  const float *__restrict__ scale = nullptr, *__restrict__ shift = nullptr;
+  const float *__restrict__ res = nullptr, *__restrict__ resScale = nullptr,
+              *__restrict__ resShift = nullptr;
+  float lo = 0.0f, hi = 0.0f; // the activation as a clamp: none is (-inf, inf)
+  Epilogue() = default;
+  // `batchOffset`: the block's image's offset in C (and so in res).
+  __device__ Epilogue(DLC_EPILOGUE_PARAMS, long long batchOffset)
+      : scale(eScale), shift(eShift), res(eRes ? eRes + batchOffset : nullptr),
+        resScale(eResScale), resShift(eResShift),
+        lo(eAct == 2 ? floatBits(eLo) : eAct == 1 ? 0.0f : floatBits(0xff800000)),
+        hi(eAct == 2 ? floatBits(eHi) : floatBits(0x7f800000)) {}
+  // v's tail, r its residual's value (ignored where there is none).
+  __device__ float operator()(float v, float r, long long m) const {
+    float y = fmaf(v, scale ? scale[m] : 1.0f, shift ? shift[m] : 0.0f);
+    if (res)
+      y += fmaf(r, resScale ? resScale[m] : 1.0f, resShift ? resShift[m] : 0.0f);
+    return fminf(fmaxf(y, lo), hi);
+  }
+};
+
 // The block's ROWS x COLS tile of C, staged in shared memory at `Cs` (rows
 // `pitch` floats apart), out to C row by row: a warp's 32 threads store 32
 // consecutive floats of one row, whole cache lines (added atomically
@@ -191,21 +241,52 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
 // 256 to 512 channels at batch 32, 0.22 -> 0.20 for a 64-channel 3x3; the
 // 256-row wgmma tiles 1.04 -> 0.99 ms at 4096^3 and 0.13 -> 0.11 for a
 // 256-channel 3x3. The 64-row wgmma tiles (two blocks an SM) lost 5-15%
-// and store from their registers.
-template <int ROWS, int COLS, int THREADS>
+// and store from their registers, but for their _ep twins.
+// With EP (beta 0, K not split) each element goes through `ep` on the way.
+// A thread then keeps one column (THREADS is a multiple of COLS) and reads
+// the residual of U rows ahead of their stores: a read of it per store
+// would wait out its latency every time (session 12's tail, run as a
+// second pass over the stored tile, was latency-bound at 1-2 blocks an SM).
+template <int ROWS, int COLS, int THREADS, bool EP = false>
 __device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__ C, long long m0,
                                  long long n0, long long M, long long N, long long sCm,
-                                 long long sCn, long long splits, long long beta) {
+                                 long long sCn, long long splits, long long beta,
+                                 const Epilogue &ep = {}) {
+  if constexpr (EP) {
+    static_assert(THREADS % COLS == 0, "a thread keeps one column");
+    constexpr int STEP = THREADS / COLS, U = 2048 / THREADS;
+    const int c = threadIdx.x % COLS;
+    const long long gn = n0 + c;
+#pragma unroll 1
+    for (int r0 = threadIdx.x / COLS; r0 < ROWS; r0 += STEP * U) {
+      float res[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        int r = r0 + u * STEP;
+        long long gm = m0 + r;
+        bool in = r < ROWS && gm < M && gn < N;
+        res[u] = in && ep.res ? ep.res[gm * sCm + gn * sCn] : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        int r = r0 + u * STEP;
+        long long gm = m0 + r;
+        if (r < ROWS && gm < M && gn < N)
+          C[gm * sCm + gn * sCn] = ep(Cs[r * pitch + c], res[u], gm);
+      }
+    }
+  } else {
 #pragma unroll 4
-  for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS) {
-    int r = i / COLS, c = i % COLS;
-    long long gm = m0 + r, gn = n0 + c;
-    if (gm < M && gn < N) {
-      float v = Cs[r * pitch + c], *p = &C[gm * sCm + gn * sCn];
-      if (splits > 1)
-        atomicAdd(p, v);
-      else
-        *p = beta ? *p + v : v;
+    for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS) {
+      int r = i / COLS, c = i % COLS;
+      long long gm = m0 + r, gn = n0 + c;
+      if (gm < M && gn < N) {
+        float v = Cs[r * pitch + c], *p = &C[gm * sCm + gn * sCn];
+        if (splits > 1)
+          atomicAdd(p, v);
+        else
+          *p = beta ? *p + v : v;
+      }
     }
   }
 }
@@ -380,19 +461,41 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
 
 // C[b] = 0 (M x N, any strides; grid.z the batch): before a GEMM that
 // stores its output (beta 0) but splits K, whose parts add atomically.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_zero)
 extern "C" __global__ void dlc_gemm_zero(float *__restrict__ C, long long M, long long N,
                                          long long sCb, long long sCm, long long sCn) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i < M * N)
     C[blockIdx.z * sCb + i / N * sCm + i % N * sCn] = 0.0f;
 }
+#endif
 
+// Y[b] = epilogue(X[b]) (M x N, X, Y and the residual in one layout;
+// grid.z the batch): a GEMM's fused tail where its kernel cannot run it
+// (K split, or the WMMA kernel), after the GEMM.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_epilogue)
+extern "C" __global__ void dlc_gemm_epilogue(const float *__restrict__ X, float *__restrict__ Y,
+                                             long long M, long long N, long long sCb,
+                                             long long sCm, long long sCn, DLC_EPILOGUE_PARAMS) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= M * N)
+    return;
+  const Epilogue ep(DLC_EPILOGUE_ARGS, blockIdx.z * sCb);
+  long long m = i / N, at = blockIdx.z * sCb + m * sCm + i % N * sCn;
+  Y[at] = ep(X[at], ep.res ? ep.res[at - blockIdx.z * sCb] : 0.0f, m);
+}
+#endif
+
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm)
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm(DLC_GEMM_PARAMS) {
   gemm<128>(DLC_GEMM_ARGS);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_m64)
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_m64(DLC_GEMM_PARAMS) {
   gemm<64>(DLC_GEMM_ARGS);
 }
+#endif
 
 #if defined(DLC_PRECISION_TF32)
 // The tf32 workhorse where A's rows and B's rows are contiguous (every
@@ -414,9 +517,10 @@ __device__ inline unsigned to_tf32(float v) {
 }
 
 // MI: 16-row fragments down a warp's tile, 4 (128-row blocks) or 2 (64);
-// Conv: B is the implicit im2col of an input (ConvGeometry `geo`).
-template <int MI, bool Conv = false>
-__device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
+// Conv: B is the implicit im2col of an input (ConvGeometry `geo`); EP: C
+// stored through `ep` (the _ep kernels: beta 0, K not split).
+template <int MI, bool Conv = false, bool EP = false>
+__device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const Epilogue &ep = {}) {
   constexpr int BM = 32 * MI;
   extern __shared__ __align__(128) unsigned char smem[];
   float(*As)[BM][TAP] = (float(*)[BM][TAP])smem;
@@ -530,7 +634,7 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
   // into C (beta, split K): straight from the registers, the loads of C
   // all in flight at once (through shared memory they cost more than the
   // scattered stores: 0.44 against 0.27 ms at 256 x 3136 x 64, batch 32).
-  if (beta == 0 && splits == 1) {
+  if (EP || (beta == 0 && splits == 1)) {
     __syncthreads();
     constexpr int CP = 128 + 4;
     float *Cs = (float *)smem;
@@ -543,39 +647,75 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
           Cs[(wm * 16 * MI + i * 16 + g + (e / 2) * 8) * CP + wn * 64 + j * 8 + 2 * t + e % 2] =
               acc[i][j][e];
     __syncthreads();
-    storeTile<BM, 128, 128>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta);
+    storeTile<BM, 128, 128, EP>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta, ep);
     return;
   }
+  if constexpr (!EP) {
 #pragma unroll
-  for (int i = 0; i < MI; ++i)
+    for (int i = 0; i < MI; ++i)
 #pragma unroll
-    for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 8; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        long long gm = m0 + wm * 16 * MI + i * 16 + g + (e / 2) * 8;
-        long long gn = n0 + wn * 64 + j * 8 + 2 * t + e % 2;
-        if (gm < M && gn < N) {
-          float *c = &C[gm * sCm + gn * sCn];
-          if (splits > 1)
-            atomicAdd(c, acc[i][j][e]);
-          else
-            *c = *c + acc[i][j][e];
+        for (int e = 0; e < 4; ++e) {
+          long long gm = m0 + wm * 16 * MI + i * 16 + g + (e / 2) * 8;
+          long long gn = n0 + wn * 64 + j * 8 + 2 * t + e % 2;
+          if (gm < M && gn < N) {
+            float *c = &C[gm * sCm + gn * sCn];
+            if (splits > 1)
+              atomicAdd(c, acc[i][j][e]);
+            else
+              *c = *c + acc[i][j][e];
+          }
         }
-      }
+  }
 }
 
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tf32)
 extern "C" __global__ void __launch_bounds__(128, 2) dlc_gemm_tf32(DLC_GEMM_PARAMS) {
   gemm_tf32<4>(DLC_GEMM_ARGS);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tf32_m64)
 extern "C" __global__ void __launch_bounds__(128, 3) dlc_gemm_tf32_m64(DLC_GEMM_PARAMS) {
   gemm_tf32<2>(DLC_GEMM_ARGS);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_tf32)
 extern "C" __global__ void __launch_bounds__(128, 2) dlc_conv_tf32(DLC_CONV_PARAMS) {
   gemm_tf32<4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_tf32_m64)
 extern "C" __global__ void __launch_bounds__(128, 3) dlc_conv_tf32_m64(DLC_CONV_PARAMS) {
   gemm_tf32<2, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }
+#endif
+// The _ep twins: the same, C stored through the epilogue.
+#define DLC_EPILOGUE (Epilogue(DLC_EPILOGUE_ARGS, blockIdx.z / splits * sCb))
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tf32_ep)
+extern "C" __global__ void __launch_bounds__(128, 2)
+    dlc_gemm_tf32_ep(DLC_GEMM_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_tf32<4, false, true>(DLC_GEMM_ARGS, {}, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tf32_m64_ep)
+extern "C" __global__ void __launch_bounds__(128, 3)
+    dlc_gemm_tf32_m64_ep(DLC_GEMM_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_tf32<2, false, true>(DLC_GEMM_ARGS, {}, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_tf32_ep)
+extern "C" __global__ void __launch_bounds__(128, 2)
+    dlc_conv_tf32_ep(DLC_CONV_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_tf32<4, true, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_tf32_m64_ep)
+extern "C" __global__ void __launch_bounds__(128, 3)
+    dlc_conv_tf32_m64_ep(DLC_CONV_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_tf32<2, true, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY, DLC_EPILOGUE);
+}
+#endif
 #endif
 
 // wgmma needs sm_90a (nvcc's host pass, without __CUDA_ARCH__, declares

@@ -106,9 +106,10 @@ __device__ inline void wgmmaTile(float (&d)[BM / 2], const unsigned (&a)[4],
 // to align the swizzled tiles (dlc::gemmSharedBytes says the same).
 #define WGMMA_SHARED_BYTES(BM, NWG, STAGES) ((STAGES) * ((BM) * 128 + 32 * (64 * (NWG) + 8) * 4) + 1024)
 
-// Conv: B is the implicit im2col of an input (ConvGeometry `geo`, gemm_tc.cu).
-template <int BM, int NWG, int STAGES, bool Conv = false>
-__device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
+// Conv: B is the implicit im2col of an input (ConvGeometry `geo`, gemm_tc.cu);
+// EP: C stored through `ep` (the _ep kernels: beta 0, K not split).
+template <int BM, int NWG, int STAGES, bool Conv = false, bool EP = false>
+__device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const Epilogue &ep = {}) {
   constexpr int ND = BM / 2, TN = 64 * NWG, TP = TN + 8, NT = 128 * NWG;
   extern __shared__ __align__(1024) unsigned char smemRaw[];
   // The swizzle pattern repeats every 1024 bytes from an aligned address.
@@ -244,8 +245,8 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
   // d[4j + e]: C^T row nWarp + g + 8 (e / 2), column 8j + 2t + e % 2. The
   // 256-row tiles go into C through shared memory (the stages are done
   // with; rows TN + 4 floats apart: the scatter is conflict-free), the
-  // 64-row ones straight (see storeTile).
-  if constexpr (BM == 256) {
+  // 64-row ones straight (see storeTile) but for their _ep twins.
+  if constexpr (BM == 256 || EP) {
     __syncthreads();
     constexpr int CP = TN + 4;
     float *Cs = (float *)smem;
@@ -255,7 +256,7 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
       for (int e = 0; e < 4; ++e)
         Cs[(8 * j + 2 * t + e % 2) * CP + nWarp + g + 8 * (e / 2)] = d[4 * j + e];
     __syncthreads();
-    storeTile<BM, TN, NT>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta);
+    storeTile<BM, TN, NT, EP>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta, ep);
   } else {
 #pragma unroll
     for (int j = 0; j < ND / 4; ++j)
@@ -275,19 +276,52 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}) {
 
 // Launch with grid (ceil(N / 64 NWG), ceil(M / BM), batches x splits),
 // 128 NWG threads and WGMMA_SHARED_BYTES.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_wgmma)
 extern "C" __global__ void __launch_bounds__(256, 1) dlc_gemm_wgmma(DLC_GEMM_PARAMS) {
   gemm_wgmma<256, 2, 4>(DLC_GEMM_ARGS);
 }
+#endif
 // 64-row tiles in 4 stages (103 KB), two blocks an SM: each step's chain
 // (barrier, fragment loads, wgmma, wait) is short of work at this size, and
 // a second block fills its gaps (8 stages and one block ran 4096^3 at 79
 // TFLOP/s, this 140).
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_wgmma_m64)
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_gemm_wgmma_m64(DLC_GEMM_PARAMS) {
   gemm_wgmma<64, 2, 4>(DLC_GEMM_ARGS);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_wgmma)
 extern "C" __global__ void __launch_bounds__(256, 1) dlc_conv_wgmma(DLC_CONV_PARAMS) {
   gemm_wgmma<256, 2, 4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_wgmma_m64)
 extern "C" __global__ void __launch_bounds__(256, 2) dlc_conv_wgmma_m64(DLC_CONV_PARAMS) {
   gemm_wgmma<64, 2, 4, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY);
 }
+#endif
+// The _ep twins: the same, C stored through the epilogue.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_wgmma_ep)
+extern "C" __global__ void __launch_bounds__(256, 1)
+    dlc_gemm_wgmma_ep(DLC_GEMM_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_wgmma<256, 2, 4, false, true>(DLC_GEMM_ARGS, {}, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_wgmma_m64_ep)
+extern "C" __global__ void __launch_bounds__(256, 2)
+    dlc_gemm_wgmma_m64_ep(DLC_GEMM_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_wgmma<64, 2, 4, false, true>(DLC_GEMM_ARGS, {}, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_wgmma_ep)
+extern "C" __global__ void __launch_bounds__(256, 1)
+    dlc_conv_wgmma_ep(DLC_CONV_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_wgmma<256, 2, 4, true, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY, DLC_EPILOGUE);
+}
+#endif
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_conv_wgmma_m64_ep)
+extern "C" __global__ void __launch_bounds__(256, 2)
+    dlc_conv_wgmma_m64_ep(DLC_CONV_PARAMS, DLC_EPILOGUE_PARAMS) {
+  gemm_wgmma<64, 2, 4, true, true>(DLC_GEMM_ARGS, DLC_CONV_GEOMETRY, DLC_EPILOGUE);
+}
+#endif

@@ -13,6 +13,7 @@
 // after dlc_gemm_zero where K is split), both checked; the times are
 // storing's.
 #define DLC_PRECISION_TF32
+#define DLC_ALL_KERNELS
 #include "cuda_check.h"
 #include "gemm_tc.cu"
 #include <algorithm>
