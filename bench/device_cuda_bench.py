@@ -79,7 +79,7 @@ def dlc_runner(path):
     def run():
         if lib.dlc_run(model, cins, len(ins), couts, len(outs)):
             raise RuntimeError(lib.dlc_last_error(model).decode())
-    return run, sig, ins
+    return run, sig, ins, outs
 
 
 def torch_runner(fn, precision):
@@ -96,7 +96,7 @@ def torch_runner(fn, precision):
 
 def profile(name):
     """The GPU time of one call per kernel (named after ONNX nodes)."""
-    run, _, _ = dlc_runner(f"{HERE}/bench/{name}.so")
+    run, _, _, _ = dlc_runner(f"{HERE}/bench/{name}.so")
     run()
     torch.cuda.synchronize()
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
@@ -119,7 +119,7 @@ def main():
           "dlc / eager | dlc / compile |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")
     for name in names:
-        run, sig, ins = dlc_runner(f"{HERE}/bench/{name}.so")
+        run, sig, ins, outs = dlc_runner(f"{HERE}/bench/{name}.so")
         precision = sig["target"].get("precision", "fp32")
         set_precision(precision)
         if name.startswith("gemm"):
@@ -128,7 +128,11 @@ def main():
             n = a.shape[0]
             torch_ms = median_ms(torch_runner(lambda: torch.matmul(a, b), precision))
             tflops = lambda ms: 2 * n ** 3 / ms / 1e9
-            print(f"| {name} (matmul) | - | {precision} | {dlc_ms:.3f} ({tflops(dlc_ms):.0f} TFLOP/s) "
+            # dlc's last result against the product in float64.
+            ref = a.double() @ b.double()
+            err = ((outs[0].double() - ref).abs().max() / ref.abs().max()).item()
+            print(f"| {name} (matmul) | - | {precision} | {dlc_ms:.3f} ({tflops(dlc_ms):.0f} TFLOP/s; "
+                  f"error {err:.1e} of the largest output against float64) "
                   f"| {torch_ms:.3f} (cuBLAS, {tflops(torch_ms):.0f} TFLOP/s) | | "
                   f"{dlc_ms / torch_ms:.2f} | dlc at {torch_ms / dlc_ms:.0%} of cuBLAS |")
             continue

@@ -4,8 +4,9 @@
  * host code. dlc_gpu_create loads the driver with dlopen (no link-time CUDA
  * dependency: a machine without a driver gets an error, not a loader
  * failure), makes one device allocation for [weights | arena | inputs |
- * outputs], uploads the weights once, loads the kernel image, and captures
- * the launch list once as a CUDA graph. dlc_gpu_run copies the inputs in,
+ * outputs], uploads the weights once, loads the kernel image, encodes the
+ * TMA tensor maps the launch list names (large matmuls' dlc_gemm_tma), and
+ * captures the launch list once as a CUDA graph. dlc_gpu_run copies the inputs in,
  * replays the graph and copies the outputs out: no allocation, host or
  * device, after create. A kernel that faults inside the graph surfaces at
  * the final synchronisation without its name; DLC_CUDA_SYNC=1 launches the
@@ -78,6 +79,14 @@ typedef struct dlc_cuda_api {
 
 static dlc_cuda_api cu;
 static void *driver; /* dlopen handle, kept for the process's lifetime */
+/* cuTensorMapEncodeTiled (CUDA 12 drivers on): only libraries with TMA
+ * GEMMs (dlc_gemm_tma) need it, so a driver without it fails only those. */
+typedef CUresult (*encode_tiled_fn)(void *, int, unsigned, void *, const unsigned long long *,
+                                    const unsigned long long *, const unsigned *,
+                                    const unsigned *, int, int, int, int);
+static encode_tiled_fn encode_tiled;
+enum { TENSOR_MAP_BYTES = 128, TENSOR_MAP_TFLOAT32 = 11, TENSOR_MAP_SWIZZLE_128B = 3,
+       TENSOR_MAP_L2_256B = 3 };
 
 struct dlc_gpu_state {
   CUdevice device;
@@ -88,6 +97,7 @@ struct dlc_gpu_state {
   CUgraphExec exec;
   CUdeviceptr base; /* [weights | arena | inputs | outputs] */
   CUdeviceptr *input_ptr, *output_ptr;
+  unsigned char *tensor_maps; /* the encoded TMA maps, 64-byte aligned */
   CUdeviceptr *arg_values; /* every launch's argument values, in order */
   void **arg_slots;        /* pointers to them, as cuLaunchKernel wants */
   CUfunction *functions;   /* per launch */
@@ -126,6 +136,7 @@ static int load_driver(char *error, size_t size) {
   }
   DLC_CUDA_FUNCTIONS(DLC_CUDA_RESOLVE)
 #undef DLC_CUDA_RESOLVE
+  *(void **)&encode_tiled = dlsym(h, "cuTensorMapEncodeTiled");
   driver = h;
   return DLC_OK;
 }
@@ -146,6 +157,17 @@ static int64_t io_offset(void) { return arena_offset() + align256(dlc_meta.arena
     }                                                                                          \
   } while (0)
 
+/* A buffer argument's device address (base plus byte offset), or an
+ * integer argument's value. */
+static CUdeviceptr arg_pointer(const struct dlc_gpu_state *g, const dlc_gpu_arg *arg) {
+  CUdeviceptr base = arg->kind == DLC_GPU_ARG_INPUT     ? g->input_ptr[arg->index]
+                     : arg->kind == DLC_GPU_ARG_OUTPUT  ? g->output_ptr[arg->index]
+                     : arg->kind == DLC_GPU_ARG_ARENA   ? g->base + arena_offset()
+                     : arg->kind == DLC_GPU_ARG_WEIGHTS ? g->base
+                                                        : 0;
+  return base + (CUdeviceptr)arg->value;
+}
+
 int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
   *out = NULL;
   int rc = load_driver(error, size);
@@ -164,9 +186,10 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     g->arg_slots = calloc((size_t)total_args + 1, sizeof(void *));
     g->modules = calloc((size_t)meta->num_images + 1, sizeof(CUmodule));
     g->functions = calloc((size_t)meta->num_launches + 1, sizeof(CUfunction));
+    g->tensor_maps = aligned_alloc(64, ((size_t)meta->num_tensor_maps + 1) * TENSOR_MAP_BYTES);
   }
   if (!g || !g->input_ptr || !g->output_ptr || !g->arg_values || !g->arg_slots || !g->modules ||
-      !g->functions) {
+      !g->functions || !g->tensor_maps) {
     dlc_gpu_destroy(g);
     snprintf(error, size, "dlc_create: out of host memory");
     return DLC_ERROR_OUT_OF_MEMORY;
@@ -195,6 +218,24 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
   for (int i = 0; i < no; ++i, at += align256(dlc_meta.outputs[i - 1].bytes))
     g->output_ptr[i] = g->base + at;
 
+  /* TMA tensor maps over those pointers (dlc_gemm_tma's operands). */
+  if (meta->num_tensor_maps && !encode_tiled) {
+    dlc_gpu_destroy(g);
+    snprintf(error, size, "CUDA: the driver has no cuTensorMapEncodeTiled (too old for this "
+                          "library's TMA GEMMs; CUDA 12 or later)");
+    return DLC_ERROR_DEVICE;
+  }
+  for (int i = 0; i < meta->num_tensor_maps; ++i) {
+    const dlc_gpu_tensor_map *t = &meta->tensor_maps[i];
+    unsigned long long dims[2] = {(unsigned long long)t->inner, (unsigned long long)t->rows};
+    unsigned long long strides[1] = {(unsigned long long)t->row_bytes};
+    unsigned box[2] = {32, (unsigned)t->box_rows}, element_strides[2] = {1, 1};
+    CHECK(encode_tiled(g->tensor_maps + (size_t)i * TENSOR_MAP_BYTES, TENSOR_MAP_TFLOAT32, 2,
+                       (void *)arg_pointer(g, &t->buffer), dims, strides, box, element_strides,
+                       0, TENSOR_MAP_SWIZZLE_128B, TENSOR_MAP_L2_256B, 0),
+          "encoding a TMA tensor map (cuTensorMapEncodeTiled)");
+  }
+
   /* Kernel arguments: fixed device pointers, so the whole list is captured
    * once and replayed. */
   CHECK(cu.cuStreamBeginCapture(g->stream, STREAM_CAPTURE_MODE_THREAD_LOCAL),
@@ -205,14 +246,12 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
     void **params = g->arg_slots + k;
     for (int a = 0; a < l->num_args; ++a, ++k) {
       const dlc_gpu_arg *arg = &l->args[a];
-      CUdeviceptr base = arg->kind == DLC_GPU_ARG_INPUT    ? g->input_ptr[arg->index]
-                         : arg->kind == DLC_GPU_ARG_OUTPUT ? g->output_ptr[arg->index]
-                         : arg->kind == DLC_GPU_ARG_ARENA  ? g->base + arena_offset()
-                         : arg->kind == DLC_GPU_ARG_WEIGHTS ? g->base
-                                                            : 0;
-      /* An integer parameter reads its bytes from the same 8-byte slot. */
-      g->arg_values[k] = base + (CUdeviceptr)arg->value;
-      g->arg_slots[k] = &g->arg_values[k];
+      /* An integer parameter reads its bytes from the same 8-byte slot; a
+       * tensor map (128 bytes, by value) from its encoded copy. */
+      g->arg_values[k] = arg_pointer(g, arg);
+      g->arg_slots[k] = arg->kind == DLC_GPU_ARG_TENSOR_MAP
+                            ? (void *)(g->tensor_maps + (size_t)arg->index * TENSOR_MAP_BYTES)
+                            : (void *)&g->arg_values[k];
     }
     CUfunction fn;
     CUresult r = cu.cuModuleGetFunction(&fn, g->modules[l->image], l->kernel);
@@ -325,5 +364,6 @@ void dlc_gpu_destroy(struct dlc_gpu_state *g) {
   free(g->arg_values);
   free(g->arg_slots);
   free(g->functions);
+  free(g->tensor_maps);
   free(g);
 }

@@ -41,12 +41,22 @@ enum {
   DLC_GPU_ARG_OUTPUT = 1,  /* index: which output */
   DLC_GPU_ARG_ARENA = 2,
   DLC_GPU_ARG_WEIGHTS = 3,
-  DLC_GPU_ARG_I64 = 4      /* value: the integer */
+  DLC_GPU_ARG_I64 = 4,     /* value: the integer */
+  DLC_GPU_ARG_TENSOR_MAP = 5 /* index: which of the meta's tensor maps, passed by value */
 };
 typedef struct dlc_gpu_arg {
   int32_t kind, index;
   int64_t value; /* buffers: byte offset; DLC_GPU_ARG_I64: the value */
 } dlc_gpu_arg;
+/* A TMA tensor map the runtime encodes at create (cuTensorMapEncodeTiled):
+ * `rows` rows of `inner` floats, `row_bytes` apart, from `buffer` (a
+ * buffer argument), in boxes of 32 floats by `box_rows`, 128-byte swizzle,
+ * data type TFLOAT32, zeros outside. */
+typedef struct dlc_gpu_tensor_map {
+  dlc_gpu_arg buffer;
+  int64_t inner, rows, row_bytes;
+  int32_t box_rows;
+} dlc_gpu_tensor_map;
 typedef struct dlc_gpu_launch {
   int32_t image; /* which kernel image holds the kernel */
   const char *kernel;
@@ -63,6 +73,8 @@ typedef struct dlc_gpu_meta {
   int64_t weights_bytes;
   int32_t num_launches;
   const dlc_gpu_launch *launches;
+  int32_t num_tensor_maps;
+  const dlc_gpu_tensor_map *tensor_maps;
 } dlc_gpu_meta;
 
 typedef struct dlc_model_meta {

@@ -67,11 +67,25 @@ struct Launch {
   std::vector<LaunchArg> args;
 };
 
+/// A TMA tensor map, which the runtime encodes at create time
+/// (cuTensorMapEncodeTiled; runtime/cuda.c): `rows` rows of `inner` floats,
+/// `rowBytes` apart, from `buffer`, in boxes of 32 floats by `boxRows`
+/// rows, 128-byte swizzle, read as tf32 (rounded to nearest), zeros
+/// outside. A launch argument of kind "tensor_map" passes map `index`.
+struct TensorMap {
+  LaunchArg buffer;
+  int64_t inner = 0, rows = 0, rowBytes = 0, boxRows = 0;
+};
+
 struct CudaProgram {
   std::string ptx;
   std::vector<Launch> launches;
+  std::vector<TensorMap> tensorMaps;
   bool usesGemm = false;
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0, weightsBytes = 0;
+  /// Bytes after the planned arena for the GEMMs' transposed operands
+  /// (dlc_transpose before dlc_gemm_tma; one GEMM at a time uses them).
+  int64_t scratchBytes = 0;
   std::vector<char> weights;
 };
 
@@ -270,13 +284,71 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
   }
 }
 
+/// dlc_gemm_tma's launch (runtime/kernels/gemm_tma.cuh) for a large single
+/// GEMM on Hopper in tf32, with `before` transposing B into the scratch
+/// after the arena where B is row-major (the kernel takes both operands
+/// K-major); false (nothing added) where the GEMM does not qualify. Measured
+/// on an H100 (test/cuda/gemm_tma.cu), transposing included, it beat
+/// dlc_gemm_wgmma on every shape tried, 300 x 700 x 132 to 4096^3 (0.40
+/// against 0.83 ms there); it has no split K nor fused tail, so it takes
+/// GEMMs with M and N of 256 and more (the caller: plain matmuls only).
+/// TMA wants 16-byte aligned rows.
+bool tmaGemmLaunch(int64_t m, int64_t n, int64_t k, int64_t batches,
+                   const std::vector<LaunchArg> &strides, bool overwrite, CudaProgram &program,
+                   Launch &l, std::optional<Launch> &before) {
+  auto aligned = [](int64_t elements) { return elements * 4 % 16 == 0; };
+  const LaunchArg &a = l.args[0], &b = l.args[1];
+  int64_t sAm = strides[1].value, sAk = strides[2].value, sBk = strides[4].value,
+          sBn = strides[5].value, sCm = strides[7].value, sCn = strides[8].value;
+  bool kMajorB = sBk == 1 && aligned(sBn), rowMajorB = sBn == 1 && n > 1;
+  if (batches != 1 || m < 256 || n < 256 || sAk != 1 || !aligned(sAm) || a.value % 16 ||
+      b.value % 16 || sCn != 1 || !(kMajorB || rowMajorB))
+    return false;
+  auto map = [&](const LaunchArg &buffer, int64_t rows, int64_t rowFloats, int64_t boxRows) {
+    program.tensorMaps.push_back({buffer, k, rows, rowFloats * 4, boxRows});
+    return LaunchArg{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
+  };
+  LaunchArg bt = b;
+  int64_t ldt = sBn;
+  if (!kMajorB) {
+    // B^T, rows of K rounded up to 4 floats, at the start of the scratch.
+    ldt = (k + 3) / 4 * 4;
+    bt = {"arena", 0, (program.arenaBytes + 255) / 256 * 256};
+    program.scratchBytes = std::max(program.scratchBytes, n * ldt * 4);
+    Launch t;
+    t.image = 1;
+    t.kernel = "dlc_transpose";
+    t.grid[0] = (n + 31) / 32, t.grid[1] = (k + 31) / 32, t.grid[2] = 1;
+    t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
+    t.args = {b, bt, {"i64", 0, k}, {"i64", 0, n}, {"i64", 0, sBk}, {"i64", 0, ldt}};
+    before = std::move(t);
+  }
+  LaunchArg mapA = map(a, m, sAm, 128), mapB = map(bt, n, ldt, 256);
+  l.image = 1;
+  l.kernel = "dlc_gemm_tma";
+  l.grid[0] = (n + 255) / 256, l.grid[1] = (m + 127) / 128, l.grid[2] = 1;
+  l.block[0] = 384, l.block[1] = 1, l.block[2] = 1;
+  // 4 stages of 128 x 32 and 256 x 32 floats, 1024 bytes to align them,
+  // 8 barriers (TMA_SHARED_BYTES).
+  l.sharedBytes = 4 * (128 + 256) * 32 * 4 + 1024 + 8 * 8;
+  l.args[1] = bt;
+  for (int64_t v : {m, n, k})
+    l.args.push_back({"i64", 0, v});
+  auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
+  std::vector<LaunchArg> rest = {strides[0], strides[1], strides[2], i64(0), i64(1), i64(ldt),
+                                 strides[6], i64(sCm),   i64(1),     i64(1), i64(overwrite ? 0 : 1),
+                                 mapA,       mapB};
+  l.args.insert(l.args.end(), rest.begin(), rest.end());
+  return true;
+}
+
 /// The tensor-core GEMM's launch for a contraction MapToGpu left in the
 /// entry (dlc.library_gemm): C[b] += A[b] * B[b] with every stride, or C[b] =
-/// (dlc.gemm_overwrite), in which case a GEMM that splits K gets `zero`, a
-/// launch zeroing C before it.
+/// (dlc.gemm_overwrite), in which case a GEMM that splits K gets `before`, a
+/// launch zeroing C before it (or, for dlc_gemm_tma, transposing B).
 bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
-                const std::string &chip, const std::string &precision, Launch &l,
-                std::optional<Launch> &zero, std::string &error) {
+                const std::string &chip, const std::string &precision, CudaProgram &program,
+                Launch &l, std::optional<Launch> &before, std::string &error) {
   FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
   if (failed(dims)) {
     error = "internal error: a library GEMM is not a contraction";
@@ -321,9 +393,15 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
     strides.push_back({"i64", 0, strideOf(order[o][1])});
   }
   // strides: (b, m, k) of A, (b, k, n) of B, (b, m, n) of C.
+  bool overwrite = op->hasAttr(dlc::kGemmOverwriteAttr);
+  // Plain matmuls only (no batch dim): the convs' GEMMs keep the kernels
+  // and rule measured on them, and their fused tails.
+  if (precision == "tf32" && usesWgmma(chip) && !batch &&
+      tmaGemmLaunch(m, n, k, batches, strides, overwrite, program, l, before))
+    return true;
   bool unitInnerStrides = strides[2].value == 1 && strides[5].value == 1;
   finishGemmLaunch("dlc_gemm", m, n, k, batches, strides, precision == "tf32" && unitInnerStrides,
-                   op->hasAttr(dlc::kGemmOverwriteAttr), chip, precision, l, zero);
+                   overwrite, chip, precision, l, before);
   return true;
 }
 
@@ -526,7 +604,7 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
       if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, l, zero,
                                  error)
                : !gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
-                             opts.precision, l, zero, error))
+                             opts.precision, out, l, zero, error))
         return false;
       // dlc-fuse-gemm-epilogue's mark is on the next op touching memory.
       Operation *next = op.getNextNode();
@@ -575,6 +653,9 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     }
     out.launches.push_back(std::move(l));
   }
+  // The transposed GEMM operands' scratch (tmaGemmLaunch) after the plan.
+  if (out.scratchBytes)
+    out.arenaBytes = (out.arenaBytes + 255) / 256 * 256 + out.scratchBytes;
   out.weights.assign(out.weightsBytes, 0);
   for (auto g : module.getOps<memref::GlobalOp>()) {
     auto offset = g->getAttrOfType<IntegerAttr>("dlc.weights_offset");
@@ -594,11 +675,26 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
   nlohmann::json launches = nlohmann::json::array();
   for (const Launch &l : p.launches) {
     nlohmann::json args = nlohmann::json::array();
-    for (const LaunchArg &a : l.args)
-      args.push_back(a.kind == "i64" ? nlohmann::json{{"i64", a.value}}
-                                     : nlohmann::json{{"buffer", a.kind},
-                                                      {"index", a.index},
-                                                      {"byte_offset", a.value}});
+    auto buffer = [](const LaunchArg &a) {
+      return nlohmann::json{{"buffer", a.kind}, {"index", a.index}, {"byte_offset", a.value}};
+    };
+    for (const LaunchArg &a : l.args) {
+      if (a.kind == "i64") {
+        args.push_back({{"i64", a.value}});
+      } else if (a.kind == "tensor_map") {
+        // cuTensorMapEncodeTiled's arguments, the data type TFLOAT32.
+        const TensorMap &t = p.tensorMaps[a.index];
+        nlohmann::json map = buffer(t.buffer);
+        map["dims"] = {t.inner, t.rows};
+        map["row_bytes"] = t.rowBytes;
+        map["box"] = {32, t.boxRows};
+        map["swizzle_bytes"] = 128;
+        map["data_type"] = "tf32";
+        args.push_back({{"tensor_map", map}});
+      } else {
+        args.push_back(buffer(a));
+      }
+    }
     launches.push_back({{"image", l.image},
                         {"kernel", l.kernel},
                         {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
@@ -611,6 +707,7 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
           {"precision", opts.precision},
           {"memory_plan",
            {{"arena_bytes", p.arenaBytes},
+            {"scratch_bytes", p.scratchBytes},
             {"lower_bound_bytes", p.lowerBound},
             {"buffers", p.buffers},
             {"weights_bytes", p.weightsBytes},
@@ -662,18 +759,28 @@ std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int
   for (int i = 0; i < images; ++i)
     src += "dlc_gpu_image" + std::to_string(i) + ", ";
   src += "0};\n";
+  auto arg = [](const LaunchArg &a) {
+    return "{" +
+           std::string(a.kind == "input"        ? "DLC_GPU_ARG_INPUT"
+                       : a.kind == "output"     ? "DLC_GPU_ARG_OUTPUT"
+                       : a.kind == "arena"      ? "DLC_GPU_ARG_ARENA"
+                       : a.kind == "weights"    ? "DLC_GPU_ARG_WEIGHTS"
+                       : a.kind == "tensor_map" ? "DLC_GPU_ARG_TENSOR_MAP"
+                                                : "DLC_GPU_ARG_I64") +
+           ", " + std::to_string(a.index) + ", " + std::to_string(a.value) + "LL}";
+  };
   for (size_t i = 0; i < p.launches.size(); ++i) {
     src += "static const dlc_gpu_arg args" + std::to_string(i) + "[] = {";
     for (const LaunchArg &a : p.launches[i].args)
-      src += "{" +
-             std::string(a.kind == "input"    ? "DLC_GPU_ARG_INPUT"
-                         : a.kind == "output" ? "DLC_GPU_ARG_OUTPUT"
-                         : a.kind == "arena"  ? "DLC_GPU_ARG_ARENA"
-                         : a.kind == "weights" ? "DLC_GPU_ARG_WEIGHTS"
-                                               : "DLC_GPU_ARG_I64") +
-             ", " + std::to_string(a.index) + ", " + std::to_string(a.value) + "LL}, ";
+      src += arg(a) + ", ";
     src += "{0, 0, 0}};\n";
   }
+  src += "static const dlc_gpu_tensor_map tensor_maps[] = {";
+  for (const TensorMap &t : p.tensorMaps)
+    src += "{" + arg(t.buffer) + ", " + std::to_string(t.inner) + "LL, " +
+           std::to_string(t.rows) + "LL, " + std::to_string(t.rowBytes) + "LL, " +
+           std::to_string(t.boxRows) + "}, ";
+  src += "{{0, 0, 0}, 0, 0, 0, 0}};\n";
   src += "static const dlc_gpu_launch launches[] = {\n";
   for (size_t i = 0; i < p.launches.size(); ++i) {
     const Launch &l = p.launches[i];
@@ -687,7 +794,8 @@ std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int
   src += "  {0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}};\n";
   src += "static const dlc_gpu_meta gpu = {" + cString(opts.target.cpu) + ", " +
          std::to_string(images) + ", images, dlc_gpu_weights, " + std::to_string(p.weightsBytes) +
-         ", " + std::to_string(p.launches.size()) + ", launches};\n";
+         ", " + std::to_string(p.launches.size()) + ", launches, " +
+         std::to_string(p.tensorMaps.size()) + ", tensor_maps};\n";
   return src;
 }
 
@@ -740,7 +848,7 @@ struct Nvrtc {
 /// `precision`: a cubin, or PTX for `asPtx`. All of them for
 /// `allKernels` (--emit=ptx and cubin: the image for users with their own
 /// loader), else only those `launches` name (-DDLC_WANT_<kernel> each: the
-/// file has 20, and NVRTC took 38 s over all of them for a one-matmul
+/// file has 22, and NVRTC took 38 s over all of them for a one-matmul
 /// model, 2 s over its own).
 bool compileGemmKernel(const std::string &chip, const std::string &precision,
                        const std::vector<Launch> &launches, bool allKernels, bool asPtx,

@@ -722,4 +722,5 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 // the kernels for a test harness).
 #if defined(DLC_PRECISION_TF32) && (defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__))
 #include "gemm_wgmma.cuh"
+#include "gemm_tma.cuh"
 #endif

@@ -1,0 +1,208 @@
+// dlc_gemm_tma: large tf32 GEMMs on Hopper the way cuBLAS and CUTLASS do
+// them, included by gemm_tc.cu where it is compiled for sm_90a. C = A B
+// (or C += A B with beta) for one batch, A's rows (k) contiguous, and B
+// K-major as well: B^T's rows (k) contiguous, which for a row-major B (k
+// rows of n) dlc_transpose writes first into scratch bytes after the arena
+// (tf32 wgmma takes its operands only K-major). Both operands come by TMA,
+// through tensor maps the runtime encodes at create time (the launch's last
+// two arguments: A's [M rows, K] and B^T's [N rows, K] in boxes of 128 and
+// 256 rows by 32, 128-byte swizzle, zeros outside; their data type
+// TFLOAT32, so that the copy rounds to tf32), into 4 stages of a 128 x 256
+// x 32 tile (192 KB). Warp group 0 produces (one thread issues the copies
+// once a stage is free), warp groups 1 and 2 consume (each m64n256k8
+// wgmmas over its 64 rows, both operands through shared-memory
+// descriptors), handing stages back and forth on mbarriers: no block-wide
+// barrier in the loop and no operand passes through registers, which is
+// what bounded dlc_gemm_wgmma (gemm_wgmma.cuh) near 170 TFLOP/s.
+// Measured on an H100 (test/cuda/gemm_tma.cu): 4096^3 in 0.358 ms (384
+// TFLOP/s; cuBLAS 0.403), 2048^3 0.049, 1024^3 0.024, against 0.82, 0.11
+// and 0.068 for dlc_gemm_wgmma; transposing a 4096^2 B 0.049 ms.
+
+// A CUtensorMap (cuda.h), opaque here.
+struct alignas(64) DlcTensorMap {
+  unsigned long long opaque[16];
+};
+
+#define TMA_TM 128
+#define TMA_TN 256
+#define TMA_STAGES 4
+#define TMA_STAGE_BYTES ((TMA_TM + TMA_TN) * 32 * 4)
+// Dynamic shared memory of dlc_gemm_tma (dlc::gemmSharedBytes says the
+// same): the stages, 1024 bytes to align them, the stages' two barriers.
+#define TMA_SHARED_BYTES (TMA_STAGES * TMA_STAGE_BYTES + 1024 + 2 * TMA_STAGES * 8)
+
+__device__ inline void barrierInit(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+__device__ inline void barrierExpect(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+__device__ inline void barrierArrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ inline void barrierWait(unsigned bar, unsigned parity) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "wait:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra wait;\n"
+               "}\n" ::"r"(bar),
+               "r"(parity)
+               : "memory");
+}
+// The box at (x: k, y: row) of `map` into shared memory at `dst`,
+// completing on `bar`.
+__device__ inline void tmaLoad(unsigned dst, const DlcTensorMap *map, int x, int y,
+                               unsigned bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+               "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+               "l"(map), "r"(x), "r"(y), "r"(bar)
+               : "memory");
+}
+
+// D += A B^T, m64n256k8, both operands through descriptors.
+__device__ inline void wgmma_n256_ss(float (&d)[128], unsigned long long a,
+                                     unsigned long long b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+               "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+               "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+               "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+               "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+               "}, %128, %129, 1, 1, 1;\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                 "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                 "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+                 "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+                 "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+               : "l"(a), "l"(b));
+}
+
+// Bt [N, K] (rows ldt floats apart) = B^T, B [K, N] with rows sBk floats
+// apart: 32 x 32 tiles through shared memory, both sides coalesced. Grid
+// (ceil(N / 32), ceil(K / 32)), 32 x 8 threads.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_transpose)
+extern "C" __global__ void dlc_transpose(const float *__restrict__ B, float *__restrict__ Bt,
+                                         long long K, long long N, long long sBk,
+                                         long long ldt) {
+  __shared__ float tile[32][33];
+  long long n = blockIdx.x * 32 + threadIdx.x, k = blockIdx.y * 32 + threadIdx.y;
+#pragma unroll
+  for (int i = 0; i < 32; i += 8)
+    if (k + i < K && n < N)
+      tile[threadIdx.y + i][threadIdx.x] = B[(k + i) * sBk + n];
+  __syncthreads();
+  k = blockIdx.y * 32 + threadIdx.x, n = blockIdx.x * 32 + threadIdx.y;
+#pragma unroll
+  for (int i = 0; i < 32; i += 8)
+    if (n + i < N && k < K)
+      Bt[(n + i) * ldt + k] = tile[threadIdx.x][threadIdx.y + i];
+}
+#endif
+
+// The GEMM arguments as for the other kernels (A and B unused: the maps
+// say where they are; only C's row stride and beta are read), then the
+// maps. Grid (ceil(N / 256), ceil(M / 128)), 384 threads, TMA_SHARED_BYTES;
+// tiles in groups of 8 tile rows, as dlc_gemm_wgmma.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tma)
+extern "C" __global__ void __launch_bounds__(384, 1)
+    dlc_gemm_tma(DLC_GEMM_PARAMS, const __grid_constant__ DlcTensorMap mapA,
+                 const __grid_constant__ DlcTensorMap mapB) {
+  extern __shared__ __align__(1024) unsigned char tmaSmem[];
+  const unsigned raw = (unsigned)__cvta_generic_to_shared(tmaSmem);
+  const unsigned base = raw + ((1024 - (raw & 1023)) & 1023); // swizzled stages 1024-aligned
+  const unsigned full = base + TMA_STAGES * TMA_STAGE_BYTES, empty = full + TMA_STAGES * 8;
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
+  const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
+  const long long m0 = (long long)(first + id % (8 * numN) % size) * TMA_TM;
+  const long long n0 = (long long)(id % (8 * numN) / size) * TMA_TN;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < TMA_STAGES; ++s) {
+      barrierInit(full + 8 * s, 1);  // the producer's arrival, plus the bytes
+      barrierInit(empty + 8 * s, 2); // both consumers done with the stage
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int steps = (int)((K + 31) / 32);
+  if (wg == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (tid == 0) {
+      for (int s = 0; s < steps; ++s) {
+        const int st = s % TMA_STAGES;
+        // A fresh barrier counts as having completed the phase before.
+        barrierWait(empty + 8 * st, ((s / TMA_STAGES) & 1) ^ 1);
+        barrierExpect(full + 8 * st, TMA_STAGE_BYTES);
+        const unsigned a = base + st * TMA_STAGE_BYTES;
+        tmaLoad(a, &mapA, s * 32, (int)m0, full + 8 * st);
+        tmaLoad(a + TMA_TM * 128, &mapB, s * 32, (int)n0, full + 8 * st);
+      }
+    }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+  float d[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i)
+    d[i] = 0.0f;
+  const int row0 = (wg - 1) * 64; // this warp group's rows of the tile
+  for (int s = 0; s < steps; ++s) {
+    const int st = s % TMA_STAGES;
+    barrierWait(full + 8 * st, (s / TMA_STAGES) & 1);
+    const unsigned a = base + st * TMA_STAGE_BYTES + row0 * 128,
+                   b = base + st * TMA_STAGE_BYTES + TMA_TM * 128;
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) // k8 slices: 32 bytes along the swizzled rows
+      wgmma_n256_ss(d, wgmmaDescriptor(a + kk * 32), wgmmaDescriptor(b + kk * 32));
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+    // The previous step's wgmmas are done: its stage goes back.
+    asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+    if (s > 0 && tid == 0)
+      barrierArrive(empty + 8 * ((s - 1) % TMA_STAGES));
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  // d[4j + e]: row (warp % 4) 16 + g + 8 (e / 2), column 8j + 2t + e % 2
+  // (C's columns unit-strided: the compiler checked).
+  const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const bool pairs = sCm % 2 == 0 && ((unsigned long long)C & 7) == 0;
+#pragma unroll
+  for (int j = 0; j < 32; ++j)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const long long r = m0 + row0 + warp * 16 + g + 8 * h, c = n0 + 8 * j + 2 * t;
+      float *p = C + r * sCm + c;
+      float v0 = d[4 * j + 2 * h], v1 = d[4 * j + 2 * h + 1];
+      if (r >= M)
+        continue;
+      if (pairs && c + 1 < N) {
+        if (beta) {
+          float2 old = *(float2 *)p;
+          v0 += old.x, v1 += old.y;
+        }
+        *(float2 *)p = make_float2(v0, v1);
+      } else {
+        if (c < N)
+          p[0] = beta ? p[0] + v0 : v0;
+        if (c + 1 < N)
+          p[1] = beta ? p[1] + v1 : v1;
+      }
+    }
+}
+#endif
