@@ -337,20 +337,22 @@ static int is_device_pointer(const void *p) {
 
 /* Whether device memory [p, p + bytes) can be read or written in place by
  * the kernels: aligned as the slots are (256 bytes; TMA wants 16) and, for
- * an output (`written`), sharing no byte with any other caller buffer. */
+ * output `written` (-1: an input), sharing no byte with any other caller
+ * buffer (the same memory passed as an input too included). */
 static int in_place(const void *p, int64_t bytes, int written, void *const *inputs,
                     void *const *outputs) {
   if ((uintptr_t)p % 256 || !is_device_pointer(p))
     return 0;
-  if (!written)
+  if (written < 0)
     return 1;
+  int ni = dlc_meta.num_inputs;
   uintptr_t a = (uintptr_t)p;
-  for (int j = 0; j < dlc_meta.num_inputs + dlc_meta.num_outputs; ++j) {
-    int isIn = j < dlc_meta.num_inputs;
-    const void *q = isIn ? inputs[j] : outputs[j - dlc_meta.num_inputs];
-    int64_t n = isIn ? dlc_meta.inputs[j].bytes : dlc_meta.outputs[j - dlc_meta.num_inputs].bytes;
-    uintptr_t b = (uintptr_t)q;
-    if (q != p && a < b + (uintptr_t)n && b < a + (uintptr_t)bytes)
+  for (int j = 0; j < ni + dlc_meta.num_outputs; ++j) {
+    if (j == ni + written)
+      continue;
+    uintptr_t b = (uintptr_t)(j < ni ? inputs[j] : outputs[j - ni]);
+    int64_t n = j < ni ? dlc_meta.inputs[j].bytes : dlc_meta.outputs[j - ni].bytes;
+    if (a < b + (uintptr_t)n && b < a + (uintptr_t)bytes)
       return 0;
   }
   return 1;
@@ -368,7 +370,7 @@ int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outpu
   for (int i = 0; i < dlc_meta.num_inputs; ++i) {
     size_t n = (size_t)dlc_meta.inputs[i].bytes;
     CUdeviceptr want = g->input_ptr[i];
-    if (in_place(inputs[i], (int64_t)n, 0, inputs, outputs))
+    if (in_place(inputs[i], (int64_t)n, -1, inputs, outputs))
       want = (CUdeviceptr)inputs[i];
     else if (is_device_pointer(inputs[i]))
       CHECK(cu.cuMemcpyDtoDAsync(g->input_ptr[i], (CUdeviceptr)inputs[i], n, g->stream),
@@ -379,7 +381,7 @@ int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outpu
     g->bound_in[i] = want;
   }
   for (int i = 0; i < dlc_meta.num_outputs; ++i) {
-    CUdeviceptr want = in_place(outputs[i], dlc_meta.outputs[i].bytes, 1, inputs, outputs)
+    CUdeviceptr want = in_place(outputs[i], dlc_meta.outputs[i].bytes, i, inputs, outputs)
                            ? (CUdeviceptr)outputs[i]
                            : g->output_ptr[i];
     rebind |= want != g->bound_out[i];

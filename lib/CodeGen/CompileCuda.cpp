@@ -953,8 +953,9 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
   }
   nlohmann::json sig;
   int gemms = 0;
-  for (const Launch &l : program.launches) // not the zeroing nor the tails around them
-    gemms += l.image == 1 && l.kernel != "dlc_gemm_zero" && l.kernel != "dlc_gemm_epilogue";
+  for (const Launch &l : program.launches) // not the zeroing, tails or transposes around them
+    gemms += l.image == 1 && l.kernel != "dlc_gemm_zero" && l.kernel != "dlc_gemm_epilogue" &&
+             l.kernel != "dlc_transpose";
   sig["inputs"] = tensorsJson(model.inputs);
   sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},
