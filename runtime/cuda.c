@@ -387,7 +387,7 @@ int dlc_gpu_run(struct dlc_gpu_state *g, void *const *inputs, void *const *outpu
     rebind |= want != g->bound_out[i];
     g->bound_out[i] = want;
   }
-  if (rebind) {
+  if (rebind || !g->exec) { /* or a capture that failed before */
     int rc = capture(g, error, size);
     if (rc)
       return rc;
