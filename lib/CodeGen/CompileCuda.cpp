@@ -462,6 +462,10 @@ bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
 bool epilogueArgs(linalg::GenericOp e, Block &entry, size_t ni, size_t no,
                   std::vector<LaunchArg> &args, std::string &error) {
   auto parts = e->getAttrOfType<DictionaryAttr>(dlc::kGemmEpilogueAttr);
+  if (!parts) {
+    error = "internal error: a GEMM epilogue's parts are not a dictionary";
+    return false;
+  }
   for (const char *name : {"scale", "shift", "residual", "residual_scale", "residual_shift"}) {
     auto index = parts.getAs<IntegerAttr>(name);
     LaunchArg a{"i64", 0, 0}; // a null pointer
