@@ -2,7 +2,8 @@
 """Latency of dlc-compiled models next to onnxruntime and PyTorch, from one run.
 
   bench/bench_latency.py [--models resnet18,resnet50,mobilenetv2,mlp,lenet] [--threads 1,2]
-                         [--repeat 30] [--rounds 3] [--no-torch] [--out bench/results/latency.md]
+                         [--repeat 30] [--rounds 3] [--min-ms 300] [--no-torch]
+                         [--out bench/results/latency.md]
 
 A model name NAME_bN not among the built models (resnet50_b8) is built here
 at batch N from models/build_models.py. dlc and onnxruntime are timed the
@@ -14,15 +15,21 @@ InferenceSession.run with intra_op_num_threads = the thread count. PyTorch
 architectures (torchvision's for the CNNs) with random weights, traced,
 frozen and optimized for inference (TorchScript), torch.set_num_threads =
 the thread count. The sides run --rounds times, alternating; each round is
-the median of --repeat calls after warm-up, and each cell the best round
+the median of at least --repeat calls lasting at least --min-ms after
+warm-up (a quarter of that, at least 3 calls), and each cell the best round
 (this VM's neighbours slow it for seconds at a time). Prints a markdown
 table with the dlc/onnxruntime and dlc/PyTorch ratios (< 1: dlc faster)
 and writes it to --out.
 """
-import argparse
+import os
+
+# numpy's OpenBLAS threads (idle here: nothing below calls BLAS) spun on the
+# other core and slowed both libraries' 20-us models by up to a quarter.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
 import gc
 import datetime
-import os
 import platform
 import subprocess
 import sys
@@ -44,9 +51,10 @@ def torch_available():
                           capture_output=True).returncode == 0
 
 
-def bench_torch(name, threads, repeat):
+def bench_torch(name, threads, repeat, min_ms):
     out = subprocess.run([TORCH_PYTHON, os.path.join(ROOT, "bench/torch_latency.py"), name,
-                          str(threads), str(repeat)], check=True, capture_output=True, text=True)
+                          str(threads), str(repeat), str(min_ms)], check=True, capture_output=True,
+                         text=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -63,10 +71,10 @@ def model_path(name, models_dir, work):
     return path
 
 
-def bench_dlc(lib_path, feeds, out_shapes, threads, repeat):
+def bench_dlc(lib_path, feeds, out_shapes, threads, repeat, min_ms):
     outs = {n: np.empty(s, np.float32) for n, s in out_shapes}
     with Model(lib_path, threads) as model:
-        ms = median_ms(model.runner(feeds, outs), repeat)
+        ms = median_ms(model.runner(feeds, outs), repeat, min_ms=min_ms)
     return ms, outs
 
 
@@ -78,6 +86,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--min-ms", type=float, default=300,
+                    help="each round's calls (and a quarter as much warm-up) last at least this long")
     ap.add_argument("--target", default="native")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/latency.md"))
@@ -110,14 +120,15 @@ def main():
             dlc_ms = ort_ms = torch_ms = float("inf")
             for _ in range(args.rounds):
                 if with_torch:
-                    torch_ms = min(torch_ms, bench_torch(name, threads, args.repeat))
-                ms, outs = bench_dlc(lib, feeds, out_shapes, threads, args.repeat)
+                    torch_ms = min(torch_ms, bench_torch(name, threads, args.repeat, args.min_ms))
+                ms, outs = bench_dlc(lib, feeds, out_shapes, threads, args.repeat, args.min_ms)
                 dlc_ms = min(dlc_ms, ms)
                 so = ort.SessionOptions()
                 so.intra_op_num_threads = threads
                 so.inter_op_num_threads = 1
                 sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-                ort_ms = min(ort_ms, median_ms(lambda: sess.run(None, feeds), args.repeat))
+                ort_ms = min(ort_ms, median_ms(lambda: sess.run(None, feeds), args.repeat,
+                                                     min_ms=args.min_ms))
                 ref = sess.run(None, feeds)
                 # The session's spinning worker threads must not compete with
                 # the next measurement on a 2-core machine.
@@ -135,17 +146,20 @@ def main():
              + ": latency, batch as in the model",
              "",
              f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
-             f"{args.rounds} alternating rounds per side, each the median of {args.repeat} calls after 3 "
-             f"warm-up calls; the best round of each side. Command: `python3 bench/bench_latency.py "
-             f"--models {args.models} --threads {args.threads} --repeat {args.repeat} --rounds {args.rounds}`. "
+             f"{args.rounds} alternating rounds per side, each the median of at least {args.repeat} calls "
+             f"and {args.min_ms:g} ms after warm-up (at least 3 calls and a quarter of that time); the best "
+             f"round of each side. Command: `python3 bench/bench_latency.py --models {args.models} "
+             f"--threads {args.threads} --repeat {args.repeat} --rounds {args.rounds} --min-ms {args.min_ms:g}`. "
              "max abs diff: dlc's output against onnxruntime's (PyTorch runs other, random weights).",
              "",
              "| model | threads | dlc ms | onnxruntime ms | PyTorch ms | dlc / onnxruntime | dlc / PyTorch "
              "| dlc compile s | max abs diff |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def ms(v):  # four significant digits for the 20-us models
+        return f"{v:.3f}" if v >= 1 else f"{v:.4g}"
     for name, threads, d, o, t, c, e in rows:
-        tcell, tratio = (f"{t:.3f}", f"{d / t:.2f}") if t != float("inf") else ("-", "-")
-        lines.append(f"| {name} | {threads} | {d:.3f} | {o:.3f} | {tcell} | {d / o:.2f} | {tratio} "
+        tcell, tratio = (ms(t), f"{d / t:.2f}") if t != float("inf") else ("-", "-")
+        lines.append(f"| {name} | {threads} | {ms(d)} | {ms(o)} | {tcell} | {d / o:.2f} | {tratio} "
                      f"| {c:.1f} | {e:.1e} |")
     write_report("\n".join(lines) + "\n", args.out)
 

@@ -36,12 +36,20 @@ def load(path):
     return lib
 
 
-def median_ms(fn, repeat=20, warmup=3):
-    """Median wall time of `fn` in milliseconds, after `warmup` calls."""
-    for _ in range(warmup):
+def median_ms(fn, repeat=20, warmup=3, min_ms=0.0):
+    """Median wall time of `fn` in milliseconds: `warmup` calls first, then
+    `repeat` timed calls; with `min_ms`, the warm-up lasts at least a
+    quarter of it and the timed calls at least all of it (a model of 20 us
+    then gets thousands of calls: its first ones after create, page faults
+    and cold caches, took 1.5x as long)."""
+    start = time.perf_counter()
+    done = 0
+    while done < warmup or (time.perf_counter() - start) * 1e3 < min_ms / 4:
         fn()
+        done += 1
     times = []
-    for _ in range(repeat):
+    start = time.perf_counter()
+    while len(times) < repeat or (time.perf_counter() - start) * 1e3 < min_ms:
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1e3)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch's side of bench/bench_latency.py: one model's median latency.
 
-  /usr/bin/python3 bench/torch_latency.py MODEL THREADS REPEAT
+  /usr/bin/python3 bench/torch_latency.py MODEL THREADS REPEAT [MIN_MS]
 
 Run by Debian's python3 (python3-torch 1.13, python3-torchvision 0.14; the
 project's .venv has neither). MODEL is a bench name: resnet18, resnet50,
@@ -10,7 +10,8 @@ builds, with random weights: timing only), mlp or lenet (the layers of
 build_models.py's), with an optional _bN batch suffix. The module is traced,
 frozen and optimized for inference (TorchScript: conv-BN folding, oneDNN
 where it pays), then run under torch.inference_mode with THREADS intra-op
-threads; prints the median of REPEAT calls after 3 warm-up calls, in ms.
+threads; prints the median of at least REPEAT calls lasting at least MIN_MS
+after warm-up (3 calls and a quarter of MIN_MS at least), in ms.
 """
 import statistics
 import sys
@@ -39,16 +40,22 @@ def build(name):
 
 def main():
     name, threads, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    min_ms = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     module, shape = build(name)
     x = torch.rand(shape) * 2 - 1
     with torch.inference_mode():
         scripted = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(module.eval(), x)))
-        for _ in range(3):
+        # As dlc_ctypes.median_ms: at least 3 warm-up calls and min_ms / 4,
+        # then at least `repeat` calls and min_ms.
+        start, done = time.perf_counter(), 0
+        while done < 3 or (time.perf_counter() - start) * 1e3 < min_ms / 4:
             scripted(x)
+            done += 1
         times = []
-        for _ in range(repeat):
+        start = time.perf_counter()
+        while len(times) < repeat or (time.perf_counter() - start) * 1e3 < min_ms:
             t0 = time.perf_counter()
             scripted(x)
             times.append((time.perf_counter() - t0) * 1e3)
