@@ -290,6 +290,34 @@ def PlanWeights : Pass<"dlc-plan-weights", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::arith::ArithDialect"];
 }
 
+def SplitPaddedTaps : Pass<"dlc-split-padded-taps", "mlir::func::FuncOp"> {
+  let summary = "Read a strided window op's taps from its unpadded input, region by region";
+  let description = [{
+    For the CPU back end, after elementwise fusion. An all-parallel 4-D
+    `linalg.generic` (dlc-depthwise-conv-to-taps' sum or a pool's taps,
+    with whatever was fused into it) whose taps are slices, at strides of
+    at least `min-stride`, of one constant `tensor.pad` of the spatial dims
+    becomes one such generic per region of its output: the interior, where
+    every tap lies inside the input and is a slice of the pad's source, and
+    the one-element-wide first and last rows and columns and corners, where
+    a tap that lies outside reads the pad's value (broadcast per channel).
+    The regions are inserted into one result and the padded copy goes.
+    MobileNetV2 at one thread: its first stride-2 depthwise conv (96
+    channels, 112x112) with its pad 1.26 ms, split 0.56 ms; the whole model
+    about 6% faster. At stride 1 splitting measured slower (its 112x112
+    conv 0.30 ms against 0.25 ms with the copy: the frame's columns are
+    scalar and the interior rows two short of whole vectors), hence the
+    default. Frames wider than one element (pads over the stride) stay
+    padded.
+  }];
+  let options = [
+    Option<"minStride", "min-stride", "int64_t", /*default=*/"2",
+           "smallest tap stride (both spatial dims) split into regions">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def DepthwiseConvToTaps : Pass<"dlc-depthwise-conv-to-taps", "mlir::func::FuncOp"> {
   let summary = "Write NCHW depthwise convolutions as one elementwise sum over their window's taps";
   let description = [{

@@ -75,6 +75,8 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  if (windowTaps)
+    pm.addNestedPass<func::FuncOp>(dlc::createSplitPaddedTaps());
 }
 } // namespace
 

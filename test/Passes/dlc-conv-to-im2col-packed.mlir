@@ -40,22 +40,57 @@ func.func @conv_panels(%x: tensor<1x4x7x7xf32>) -> tensor<1x8x5x5xf32> {
 
 // -----
 
-// A 1x1 conv over 9 pixels: its input is copied into a 16-pixel buffer;
-// an accumulator computed elsewhere (here an argument) is copied into the
+// A 1x1 conv over 9 pixels: its input is copied into a 16-pixel buffer,
+// through a [1, 4, 3, 3] view of the buffer's first 9 pixels; an
+// accumulator computed elsewhere (here an argument) is copied into the
 // corner of the padded one.
 // CHECK-LABEL: func.func @pointwise_panels
 // CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>, %[[INIT:.*]]: tensor<1x6x3x3xf32>)
-// CHECK: %[[X3:.*]] = tensor.collapse_shape %[[X]] {{.*}} into tensor<1x4x9xf32>
 // CHECK: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x16xf32>
-// CHECK: %[[XCORNER:.*]] = tensor.extract_slice %[[XBUF]]
-// CHECK: %[[XC:.*]] = linalg.copy ins(%[[X3]] : tensor<1x4x9xf32>) outs(%[[XCORNER]] : tensor<1x4x9xf32>)
-// CHECK: %[[XP:.*]] = tensor.insert_slice %[[XC]] into %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
+// CHECK: %[[XCORNER:.*]] = tensor.extract_slice %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
+// CHECK: %[[XVIEW:.*]] = tensor.expand_shape %[[XCORNER]] {{\[}}[0], [1], [2, 3]] output_shape [1, 4, 3, 3]
+// CHECK: %[[XC:.*]] = linalg.copy ins(%[[X]] : tensor<1x4x3x3xf32>) outs(%[[XVIEW]] : tensor<1x4x3x3xf32>)
+// CHECK: %[[XC3:.*]] = tensor.collapse_shape %[[XC]] {{\[}}[0], [1], [2, 3]] : tensor<1x4x3x3xf32> into tensor<1x4x9xf32>
+// CHECK: %[[XP:.*]] = tensor.insert_slice %[[XC3]] into %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
 // CHECK: linalg.copy ins(%[[INIT]] : tensor<1x6x3x3xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[XP]] : tensor<1x4x12xf32>, tensor<1x4x16xf32>) outs(%{{.*}} : tensor<1x1x12x16xf32>)
 // CHECK: tensor.extract_slice %{{.*}}[0, 0, 0] [1, 6, 9] [1, 1, 1]
 func.func @pointwise_panels(%x: tensor<1x4x3x3xf32>, %init: tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32> {
   %w = arith.constant dense<0.25> : tensor<6x4x1x1xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x3x3xf32>, tensor<6x4x1x1xf32>) outs(%init : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// When the 1x1 conv's input is computed from nothing by an elementwise op (a
+// depthwise conv's taps), that op writes the padded buffer itself: no copy.
+// CHECK-LABEL: func.func @pointwise_after_elementwise
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>)
+// CHECK: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x16xf32>
+// CHECK: %[[XCORNER:.*]] = tensor.extract_slice %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
+// CHECK: %[[XVIEW:.*]] = tensor.expand_shape %[[XCORNER]]
+// CHECK: %[[RELU:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x4x3x3xf32>) outs(%[[XVIEW]] : tensor<1x4x3x3xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[R3:.*]] = tensor.collapse_shape %[[RELU]]
+// CHECK: %[[XP:.*]] = tensor.insert_slice %[[R3]] into %[[XBUF]]
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[XP]] : tensor<1x4x12xf32>, tensor<1x4x16xf32>)
+func.func @pointwise_after_elementwise(%x: tensor<1x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x3x3xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x3x3xf32>) outs(%e : tensor<1x4x3x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x4x3x3xf32>
+  %w = arith.constant dense<0.25> : tensor<6x4x1x1xf32>
+  %oe = tensor.empty() : tensor<1x6x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%oe : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%relu, %w : tensor<1x4x3x3xf32>, tensor<6x4x1x1xf32>) outs(%init : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
   return %0 : tensor<1x6x3x3xf32>
 }
 
