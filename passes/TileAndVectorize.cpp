@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_TILEANDVECTORIZE
@@ -315,6 +316,7 @@ struct TileAndVectorizePass
       if (failed(applyPatternsAndFoldGreedily(func, std::move(maskPatterns))))
         return signalPassFailure();
     }
+    hoistAccumulators(func);
     RewritePatternSet patterns(&getContext());
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorReductionToContractPatterns(patterns);
@@ -452,10 +454,21 @@ struct TileAndVectorizePass
     }
     linalg::LinalgOp cacheTile =
         tile(rewriter, op, parallelTiles, /*loops=*/nullptr, /*forall=*/true);
+    // Whole cache tiles (static shapes) take the elementwise op after the
+    // GEMM (bias, BatchNorm, activation, residual) into their iteration.
+    bool wholeTiles = panels;
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (parallelTiles[d] && ranges[d] % parallelTiles[d] != 0)
+        wholeTiles = false;
+    bool kWhole = llvm::all_of(dims->k, [&](unsigned d) { return kTiles[d] == 0; });
+    linalg::LinalgOp tileFill;
     if (cacheTile)
       if (auto forall = dyn_cast<scf::ForallOp>(cacheTile->getParentOp()))
-        if (linalg::LinalgOp fill = dlc::fuseInitFill(rewriter, forall))
-          vectorizeRows(rewriter, fill);
+        tileFill = dlc::fuseInitFill(rewriter, forall);
+    // The fill in memory before the K loop, unless each register tile
+    // starts from it in registers (registerEpilogue).
+    if (tileFill && !(wholeTiles && kWhole))
+      vectorizeRows(rewriter, tileFill);
     if (cacheTile)
       cacheTile = tile(rewriter, cacheTile, kTiles);
     if (!cacheTile)
@@ -484,6 +497,19 @@ struct TileAndVectorizePass
       if (order.size() != ranges.size())
         order.clear();
     }
+    linalg::LinalgOp epilogue;
+    if (wholeTiles)
+      if (auto forall = dyn_cast<scf::ForallOp>(cacheTile->getParentOp())) {
+        Operation *replaced = nullptr;
+        epilogue = dlc::fuseEpilogue(rewriter, forall, replaced);
+        if (epilogue)
+          fusedAway.insert(replaced);
+      }
+    if (tileFill && wholeTiles && kWhole) {
+      if (epilogue && registerEpilogue(rewriter, cacheTile, epilogue, regTiles, order, reg, k))
+        return;
+      vectorizeRows(rewriter, tileFill);
+    }
     SmallVector<scf::ForOp> loops;
     linalg::LinalgOp regTile = tile(rewriter, cacheTile, regTiles, &loops, false, order);
     if (!regTile)
@@ -491,19 +517,153 @@ struct TileAndVectorizePass
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
     if (!panels) // panel tiles are full: nothing to peel
       peel(rewriter, loops, regTiles, {m, n});
-    // Whole cache tiles (static shapes) take the elementwise op after the
-    // GEMM (bias, BatchNorm, activation, residual) into their iteration.
-    bool wholeTiles = panels;
-    for (unsigned d = 0; d < ranges.size(); ++d)
-      if (parallelTiles[d] && ranges[d] % parallelTiles[d] != 0)
-        wholeTiles = false;
-    auto forall = regTile->getParentOfType<scf::ForallOp>();
-    if (!wholeTiles || !forall)
-      return;
-    Operation *replaced = nullptr;
-    if (linalg::LinalgOp epilogue = dlc::fuseEpilogue(rewriter, forall, replaced)) {
-      fusedAway.insert(replaced);
+    if (epilogue)
       vectorizeRows(rewriter, epilogue);
+  }
+
+  /// The GEMM's register tiles each computing their part of the epilogue
+  /// while their accumulators are still in registers: the epilogue (fused
+  /// into the cache tile) is tiled like the register tiles and the GEMM and
+  /// its fill fused into those tiles (upstream's tile-and-fuse), then the
+  /// GEMM tile's K goes one step at a time. Once vectorized and its
+  /// accumulator hoisted out of the K loop (hoistAccumulators), the tile
+  /// starts from the fill's constant, and the epilogue reads and writes the
+  /// accumulator as values: one store per output element, where the
+  /// cache-tile fill, the K loop's load and store, and the epilogue's pass
+  /// over the tile made three stores and two loads. False (nothing changed)
+  /// if upstream's tiling fails.
+  bool registerEpilogue(RewriterBase &rewriter, linalg::LinalgOp gemm, linalg::LinalgOp epilogue,
+                        ArrayRef<int64_t> regTiles, ArrayRef<int64_t> order,
+                        ArrayRef<int64_t> reg, unsigned k) {
+    AffineMap out = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
+    if (!out.isProjectedPermutation() || epilogue.getNumLoops() != out.getNumResults())
+      return false;
+    SmallVector<OpFoldResult> sizes;
+    for (unsigned j = 0; j < out.getNumResults(); ++j)
+      sizes.push_back(rewriter.getIndexAttr(regTiles[out.getDimPosition(j)]));
+    SmallVector<int64_t> interchange;
+    for (int64_t d : order)
+      for (unsigned j = 0; j < out.getNumResults(); ++j)
+        if (out.getDimPosition(j) == d)
+          interchange.push_back(j);
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(sizes);
+    if (interchange.size() == out.getNumResults())
+      tiling.setInterchange(interchange);
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    rewriter.setInsertionPoint(epilogue);
+    FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
+        rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+    if (failed(result))
+      return false;
+    linalg::LinalgOp gemmTile, fillTile, epilogueTile;
+    for (Operation *t : result->tiledAndFusedOps) {
+      auto l = dyn_cast<linalg::LinalgOp>(t);
+      if (!l)
+        continue;
+      if (isa<linalg::FillOp>(t))
+        fillTile = l;
+      else if (l.getNumReductionLoops())
+        gemmTile = l;
+      else
+        epilogueTile = l;
+    }
+    if (!gemmTile || !fillTile || !epilogueTile) {
+      // Tiled but not fused as expected: unwind to the memory path.
+      for (LoopLikeOpInterface loop : llvm::reverse(result->loops))
+        if (loop->use_empty())
+          rewriter.eraseOp(loop);
+      return false;
+    }
+    for (auto [from, to] : result->replacements)
+      rewriter.replaceAllUsesWith(from, to);
+    SmallVector<Operation *> dead{epilogue, gemm};
+    if (Operation *fill = gemm.getDpsInitOperand(0)->get().getDefiningOp())
+      dead.push_back(fill);
+    for (Operation *d : dead)
+      if (d->use_empty())
+        rewriter.eraseOp(d);
+    SmallVector<int64_t> kStep(gemmTile.getNumLoops(), 0);
+    kStep[k] = 1;
+    linalg::LinalgOp regTile = tile(rewriter, gemmTile, kStep);
+    if (!regTile)
+      return true; // stays scalar: correct, slower
+    regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
+    for (linalg::LinalgOp t : {fillTile, epilogueTile}) {
+      SmallVector<int64_t> shape = t.getStaticLoopRanges();
+      if (!llvm::any_of(shape, ShapedType::isDynamic))
+        t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(shape));
+    }
+    return true;
+  }
+
+  /// Each GEMM register tile's accumulator out of its K-step loop while
+  /// still on tensors: a loop whose one tensor argument is only read and
+  /// written back whole, at the same loop-invariant indices, carries the
+  /// vector instead (read before the loop, written after it). The read
+  /// then folds to registerEpilogue's fill and the epilogue's read to the
+  /// loop's vector, and the tile's tensor is left unused. (Upstream's
+  /// hoistLoopInvariantSubsets needs the subset interfaces' external models
+  /// registered; the memref-level hoisting comes after bufferization, too
+  /// late: the tile's separate tensor bufferized to a heap copy.)
+  void hoistAccumulators(func::FuncOp func) {
+    SmallVector<scf::ForOp> loops;
+    func.walk([&](scf::ForOp loop) {
+      if (loop.getNumRegionIterArgs() == 1 &&
+          isa<RankedTensorType>(loop.getInitArgs()[0].getType()))
+        loops.push_back(loop);
+    });
+    IRRewriter rewriter(func.getContext());
+    for (scf::ForOp loop : loops) {
+      BlockArgument arg = loop.getRegionIterArgs()[0];
+      vector::TransferReadOp read;
+      vector::TransferWriteOp write;
+      for (Operation *user : arg.getUsers()) {
+        if (auto r = dyn_cast<vector::TransferReadOp>(user); r && !read)
+          read = r;
+        else if (auto w = dyn_cast<vector::TransferWriteOp>(user); w && !write)
+          write = w;
+        else
+          read = nullptr, write = nullptr;
+        if (!read && !write)
+          break;
+      }
+      // Not into a function argument: its tensor, written after the loop,
+      // bufferized in place into the caller's input (and returned it).
+      if (auto init = dyn_cast<BlockArgument>(loop.getInitArgs()[0]);
+          init && isa<FunctionOpInterface>(init.getOwner()->getParentOp()))
+        continue;
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      if (!read || !write || read.getSource() != arg || write.getSource() != arg ||
+          !write->hasOneUse() || *write->getUsers().begin() != yield ||
+          read.getVectorType() != write.getVectorType() ||
+          read.getPermutationMap() != write.getPermutationMap() || read.getMask() ||
+          write.getMask() || read.getIndices() != write.getIndices() ||
+          llvm::any_of(read.getIndices(), [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }))
+        continue;
+      rewriter.setInsertionPoint(loop);
+      IRMapping outside;
+      auto before = cast<vector::TransferReadOp>(rewriter.clone(*read, outside));
+      rewriter.modifyOpInPlace(before, [&] { before.getSourceMutable().assign(loop.getInitArgs()[0]); });
+      auto vectorLoop = rewriter.create<scf::ForOp>(
+          loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+          ValueRange{before.getResult()});
+      // The tensor argument's two uses (the read and the write) go below;
+      // meanwhile they see the loop's init.
+      rewriter.mergeBlocks(loop.getBody(), vectorLoop.getBody(),
+                           {vectorLoop.getInductionVar(), loop.getInitArgs()[0]});
+      auto newYield = cast<scf::YieldOp>(vectorLoop.getBody()->getTerminator());
+      Value acc = vectorLoop.getRegionIterArgs()[0];
+      rewriter.replaceOp(read, acc);
+      rewriter.setInsertionPoint(newYield);
+      rewriter.replaceOpWithNewOp<scf::YieldOp>(newYield, write.getVector());
+      rewriter.setInsertionPointAfter(vectorLoop);
+      auto after = rewriter.create<vector::TransferWriteOp>(
+          write.getLoc(), vectorLoop.getResult(0), loop.getInitArgs()[0], write.getIndices(),
+          write.getPermutationMapAttr(), write.getInBoundsAttr());
+      rewriter.eraseOp(write);
+      rewriter.replaceOp(loop, after.getResult());
     }
   }
 

@@ -122,7 +122,8 @@ func.func @lane_reduction(%dy: tensor<4x6x10x8xf32>, %col: tensor<4x25x10x8xf32>
 // A lane reduction whose output dims interleave the two inputs' dims (a
 // conv weight gradient [F, C, KW] after fusion): F, which the large im2col
 // input does not use, moves inside C, so that consecutive forall iterations
-// reuse one column block; the 2 x 5 register tile is F x KW, adjacent.
+// reuse one column block; the 2 x 5 register tile is F x KW, adjacent. Its
+// accumulator is read before both reduction loops and written after them.
 // CHECK-LABEL: func.func @lane_reduction_reuse
 // CHECK-SAME: (%[[DY:[^:]*]]: tensor<4x4x10x8xf32>, %[[COL:[^:]*]]: tensor<4x3x5x10x8xf32>
 // CHECK: scf.forall (%[[C:.*]], %[[F:.*]]) = (0, 0) to (3, 4) step (1, 2)
@@ -130,7 +131,7 @@ func.func @lane_reduction(%dy: tensor<4x6x10x8xf32>, %col: tensor<4x25x10x8xf32>
 // CHECK: scf.for %[[B:.*]] = %c0 to %c10 step %c1
 // CHECK: vector.transfer_read %[[DY]][%[[N]], %[[F]], %[[B]], %c0]{{.*}} vector<1x2x1x8xf32>
 // CHECK: vector.transfer_read %[[COL]][%[[N]], %[[C]], %c0, %[[B]], %c0]{{.*}} vector<1x1x5x1x8xf32>
-// CHECK: vector.contract {{.*}} into vector<2x1x5x8xf32>
+// CHECK: vector.contract {{.*}} into vector<1x2x5x8xf32>
 #dy = affine_map<(f, c, kw, n, b, l) -> (n, f, b, l)>
 #col = affine_map<(f, c, kw, n, b, l) -> (n, c, kw, b, l)>
 #acc = affine_map<(f, c, kw, n, b, l) -> (f, c, kw, l)>
@@ -292,22 +293,22 @@ func.func @shared_fill_split(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tenso
 // A conv's GEMM (filter panels) into a zero fill, then its BatchNorm and
 // ReLU through the conv's reshapes: the reshapes move past the
 // elementwise op, which then reads the GEMM's result in the GEMM's shape
-// and runs inside the GEMM's cache tiles, in place on the tile after its K
-// loop; the fill runs there too, before the K loop. One scf.forall; the
-// reshapes to NCHW come after it.
+// and runs inside the GEMM's cache tiles, on each 6 x 16 register tile
+// while its sums are still a vector: the K loop starts from the fill's
+// zeros, carries the accumulator, and the tile is stored once, after the
+// BatchNorm and ReLU. One scf.forall; the reshapes to NCHW come after it.
 // CHECK-LABEL: func.func @panel_gemm_epilogue
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x8xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x6x16xf32>
 // CHECK-DAG: %[[SCALE:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 6] : tensor<12xf32> into tensor<2x6xf32>
 // CHECK: %[[OUT:.*]] = scf.forall (%{{.*}}) in (2) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x2x6x48xf32>)
 // CHECK-NOT: linalg.fill
-// CHECK: %[[ZEROED:.*]] = scf.for
-// CHECK: vector.transfer_write %[[ZERO]]
-// CHECK: %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZEROED]])
+// CHECK: %[[DONE:.*]] = scf.for {{.*}} iter_args(%[[TILE:.*]] = %{{.*}}) -> (tensor<1x1x6x48xf32>)
+// CHECK: %[[SUMS:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<1x1x6x16xf32>)
 // CHECK: vector.contract
-// CHECK: %[[DONE:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[SUMS]])
 // CHECK: vector.transfer_read %[[SCALE]]
-// CHECK: math.fma
-// CHECK: arith.maximumf
+// CHECK: %[[Y:.*]] = math.fma %[[SUMS]]
+// CHECK: %[[R:.*]] = arith.maximumf %[[Y]]
+// CHECK: vector.transfer_write %[[R]], %[[TILE]]
 // CHECK: tensor.parallel_insert_slice %[[DONE]]
 // CHECK-NOT: scf.forall
 // CHECK-NOT: linalg.generic
