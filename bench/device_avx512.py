@@ -9,7 +9,8 @@ Device:  python3 models/build_models.py devrun/models && python3 devrun/device_a
          (through the device tool, carrying devrun/)
 
 Checks each library's output against onnxruntime (rtol 1e-3, atol 1e-4) and
-prints medians of 20 calls for dlc and onnxruntime at 1 and at all threads.
+prints medians of at least 20 calls and 500 ms for dlc and onnxruntime at 1
+and at all threads.
 `device_avx512.py [--suffix avx2] [MODEL...]` runs devrun/MODEL_SUFFIX.so
 instead (another build of the same models; one at a time fits the carry).
 A library over the carry's 64 MiB (the ResNets: Winograd filters) goes in
@@ -54,14 +55,14 @@ def main():
         for threads in (1, cores):
             lib.dlc_set_threads(model, threads)
             assert run() == 0
-            dlc_ms = median_ms(run)
+            dlc_ms = median_ms(run, min_ms=500)
             so = ort.SessionOptions()
             so.intra_op_num_threads = threads
             so.inter_op_num_threads = 1
             sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
             ref = sess.run(None, {inp.name: x})[0]
             ok = np.allclose(y, ref, rtol=1e-3, atol=1e-4)
-            ort_ms = median_ms(lambda: sess.run(None, {inp.name: x}))
+            ort_ms = median_ms(lambda: sess.run(None, {inp.name: x}), min_ms=500)
             print(f"| {name} | {threads} | {dlc_ms:.2f} | {ort_ms:.2f} | {dlc_ms / ort_ms:.2f} | "
                   f"{'yes' if ok else 'NO'}, max diff {np.max(np.abs(y - ref)):.1e} |")
 
