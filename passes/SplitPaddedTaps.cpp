@@ -79,10 +79,14 @@ FailureOr<SmallVector<Range>> splitDim(int64_t out, int64_t stride, ArrayRef<int
 /// conv's zeros, a max pool's -inf) at strides of at least `minStride`;
 /// false if it does not match.
 bool split(linalg::GenericOp op, int64_t minStride) {
+  if (op.getNumResults() != 1)
+    return false;
   auto outType = dyn_cast<RankedTensorType>(op.getResultTypes().front());
-  if (op.getNumResults() != 1 || !outType || !outType.hasStaticShape() ||
-      outType.getRank() != 4 || op.getNumParallelLoops() != 4 ||
-      !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>())
+  // A body reading its iteration indices would see each region's from 0.
+  if (!outType || !outType.hasStaticShape() || outType.getRank() != 4 ||
+      op.getNumParallelLoops() != 4 || op.getNumLoops() != 4 ||
+      !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+      !op.getBody()->getOps<linalg::IndexOp>().empty())
     return false;
   MLIRContext *ctx = op.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
