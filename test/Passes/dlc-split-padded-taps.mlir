@@ -98,3 +98,37 @@ func.func @stride_one(%x: tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32> {
   } -> tensor<1x3x6x6xf32>
   return %0 : tensor<1x3x6x6xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A body that reads its iteration indices keeps the padded taps: a region
+// would see its own indices from 0.
+// CHECK-LABEL: func.func @reads_indices
+// CHECK: tensor.pad
+// CHECK: linalg.index
+// CHECK-NOT: tensor.insert_slice
+func.func @reads_indices(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x10x10xf32> to tensor<1x2x4x4xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x10x10xf32> to tensor<1x2x4x4xf32>
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>)
+      outs(%e : tensor<1x2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %i = linalg.index 2 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %s = arith.addf %a, %b : f32
+    %r = arith.addf %s, %f : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
