@@ -107,6 +107,8 @@ func.func @stride_one(%x: tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32> {
 // would see its own indices from 0.
 // CHECK-LABEL: func.func @reads_indices
 // CHECK: tensor.pad
+// STRIDE1-LABEL: func.func @reads_indices
+// STRIDE1: tensor.pad
 // CHECK: linalg.index
 // CHECK-NOT: tensor.insert_slice
 func.func @reads_indices(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
