@@ -16,7 +16,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_TILEANDVECTORIZE
@@ -322,6 +322,8 @@ struct TileAndVectorizePass
     vector::populateVectorReductionToContractPatterns(patterns);
     vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
+    // Drops the tensor iter_args hoistAccumulators leaves yielded unchanged.
+    scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
       signalPassFailure();
@@ -599,72 +601,28 @@ struct TileAndVectorizePass
   }
 
   /// Each GEMM register tile's accumulator out of its K-step loop while
-  /// still on tensors: a loop whose one tensor argument is only read and
-  /// written back whole, at the same loop-invariant indices, carries the
-  /// vector instead (read before the loop, written after it). The read
-  /// then folds to registerEpilogue's fill and the epilogue's read to the
-  /// loop's vector, and the tile's tensor is left unused. (Upstream's
-  /// hoistLoopInvariantSubsets needs the subset interfaces' external models
-  /// registered; the memref-level hoisting comes after bufferization, too
-  /// late: the tile's separate tensor bufferized to a heap copy.)
+  /// still on tensors (upstream's hoistLoopInvariantSubsets: the transfer
+  /// read and write of the loop's tensor at loop-invariant indices), so
+  /// that the read folds to registerEpilogue's fill and the epilogue's read
+  /// to the loop's vector, leaving the tile's tensor unused. (The
+  /// memref-level hoisting comes after bufferization, too late: the tile's
+  /// separate tensor bufferized to a heap copy.) Not a loop over a function
+  /// argument: written after the loop, that tensor bufferized in place into
+  /// the caller's input (and was returned).
   void hoistAccumulators(func::FuncOp func) {
     SmallVector<scf::ForOp> loops;
     func.walk([&](scf::ForOp loop) {
-      if (loop.getNumRegionIterArgs() == 1 &&
-          isa<RankedTensorType>(loop.getInitArgs()[0].getType()))
-        loops.push_back(loop);
-    });
-    IRRewriter rewriter(func.getContext());
-    for (scf::ForOp loop : loops) {
-      BlockArgument arg = loop.getRegionIterArgs()[0];
-      vector::TransferReadOp read;
-      vector::TransferWriteOp write;
-      for (Operation *user : arg.getUsers()) {
-        if (auto r = dyn_cast<vector::TransferReadOp>(user); r && !read)
-          read = r;
-        else if (auto w = dyn_cast<vector::TransferWriteOp>(user); w && !write)
-          write = w;
-        else
-          read = nullptr, write = nullptr;
-        if (!read && !write)
-          break;
-      }
-      // Not into a function argument: its tensor, written after the loop,
-      // bufferized in place into the caller's input (and returned it).
+      if (loop.getNumRegionIterArgs() != 1 ||
+          !isa<RankedTensorType>(loop.getInitArgs()[0].getType()))
+        return;
       if (auto init = dyn_cast<BlockArgument>(loop.getInitArgs()[0]);
           init && isa<FunctionOpInterface>(init.getOwner()->getParentOp()))
-        continue;
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      if (!read || !write || read.getSource() != arg || write.getSource() != arg ||
-          !write->hasOneUse() || *write->getUsers().begin() != yield ||
-          read.getVectorType() != write.getVectorType() ||
-          read.getPermutationMap() != write.getPermutationMap() || read.getMask() ||
-          write.getMask() || read.getIndices() != write.getIndices() ||
-          llvm::any_of(read.getIndices(), [&](Value i) { return !loop.isDefinedOutsideOfLoop(i); }))
-        continue;
-      rewriter.setInsertionPoint(loop);
-      IRMapping outside;
-      auto before = cast<vector::TransferReadOp>(rewriter.clone(*read, outside));
-      rewriter.modifyOpInPlace(before, [&] { before.getSourceMutable().assign(loop.getInitArgs()[0]); });
-      auto vectorLoop = rewriter.create<scf::ForOp>(
-          loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-          ValueRange{before.getResult()});
-      // The tensor argument's two uses (the read and the write) go below;
-      // meanwhile they see the loop's init.
-      rewriter.mergeBlocks(loop.getBody(), vectorLoop.getBody(),
-                           {vectorLoop.getInductionVar(), loop.getInitArgs()[0]});
-      auto newYield = cast<scf::YieldOp>(vectorLoop.getBody()->getTerminator());
-      Value acc = vectorLoop.getRegionIterArgs()[0];
-      rewriter.replaceOp(read, acc);
-      rewriter.setInsertionPoint(newYield);
-      rewriter.replaceOpWithNewOp<scf::YieldOp>(newYield, write.getVector());
-      rewriter.setInsertionPointAfter(vectorLoop);
-      auto after = rewriter.create<vector::TransferWriteOp>(
-          write.getLoc(), vectorLoop.getResult(0), loop.getInitArgs()[0], write.getIndices(),
-          write.getPermutationMapAttr(), write.getInBoundsAttr());
-      rewriter.eraseOp(write);
-      rewriter.replaceOp(loop, after.getResult());
-    }
+        return;
+      loops.push_back(loop);
+    });
+    IRRewriter rewriter(func.getContext());
+    for (scf::ForOp loop : loops)
+      hoistLoopInvariantSubsets(rewriter, cast<LoopLikeOpInterface>(loop.getOperation()));
   }
 
   /// An all-parallel op on a static tile (an elementwise op's forall row or

@@ -3,6 +3,8 @@
 #include "dialects/DlcDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,6 +54,10 @@ void dlc::registerDialects(mlir::DialectRegistry &registry) {
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerTilingInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);
+  // dlc-tile-and-vectorize hoists GEMM accumulators with upstream's
+  // hoistLoopInvariantSubsets, which sees transfers as subset ops.
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   // The CUDA back end: kernels translate through NVVM to PTX.

@@ -490,3 +490,20 @@ func.func @small_corner_not_padding(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x4
   } -> tensor<1x12x8xf32>
   return %1 : tensor<1x12x8xf32>
 }
+
+// -----
+
+// A GEMM accumulating into a function argument keeps its accumulator in
+// the K loop's tensor: hoisted, the write after the loop bufferized in place
+// into the caller's input (and returned it).
+// CHECK-LABEL: func.func @matmul_into_argument
+// CHECK-SAME: %[[C:[^:]*]]: tensor<3x4xf32>)
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[C]]) -> (tensor<3x4xf32>)
+// CHECK: vector.transfer_read %[[ACC]]
+// CHECK: vector.contract
+// CHECK: vector.transfer_write {{.*}}, %[[ACC]]
+// CHECK: return %[[R]]
+func.func @matmul_into_argument(%a: tensor<3x6xf32>, %b: tensor<6x4xf32>, %c: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<3x6xf32>, tensor<6x4xf32>) outs(%c : tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
