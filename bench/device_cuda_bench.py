@@ -6,7 +6,10 @@ Here:    python3 bench/make_cuda_models.py build/cuda-models
          (likewise resnet50_b1, resnet18_b32, resnet50_b32, mobilenetv2_b32 from
          build/cuda-models, and gemm4096 from build/cuda-models/gemm4096.onnx)
          cp bench/device_cuda_bench.py bench/dlc_ctypes.py devrun/
-Device:  python3 devrun/device_cuda_bench.py [--no-compile | --profile] NAME...
+Device:  python3 devrun/device_cuda_bench.py [--no-compile | --profile | --against=DIR] NAME...
+         (--profile: GPU time per kernel, then launch by launch;
+         --against=DIR: DIR/NAME.so, another build of the model, takes its
+         turn in the same rounds, and a line after the model's gives its time)
 
 NAME is a library devrun/bench/NAME.so: MODEL_bBATCH (torchvision's resnet18,
 resnet50, mobilenet_v2 with random weights: timing only, the numbers are
@@ -105,11 +108,21 @@ def profile(name):
         torch.cuda.synchronize()
     print(f"{name}: GPU time per kernel over 3 calls")
     print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=15))
+    # Launch by launch, in the library's order (the index of its launch
+    # list, as `dlc compile --emit=ptx` writes it in the JSON plan): each
+    # launch's median over the 3 calls.
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    per_call = len(kernels) // 3
+    print(f"{name}: {per_call} launches a call, microseconds each (median of 3 calls)")
+    for i in range(per_call):
+        us = statistics.median(kernels[i + c * per_call].device_time_total for c in range(3))
+        print(f"{i} {kernels[i].name} {us:.1f}")
 
 
 def main():
     names = [a for a in sys.argv[1:] if not a.startswith("--")]
     compile_too = "--no-compile" not in sys.argv
+    against = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--against=")), None)
     if "--profile" in sys.argv:
         for name in names:
             profile(name)
@@ -141,6 +154,10 @@ def main():
             weights=None).cuda().eval()
         x = ins[0]
         runners = {"dlc": run, "eager": torch_runner(lambda: net(x), precision)}
+        if against:
+            before, _, before_ins, _ = dlc_runner(f"{against}/{name}.so")
+            before_ins[0].copy_(x)
+            runners["against"] = before
         if compile_too:
             compiled = torch.compile(net)
             runners["compile"] = torch_runner(lambda: compiled(x), precision)
@@ -159,6 +176,10 @@ def main():
         print(f"| {model_name} | {batch} | {precision} | {dlc_ms:.3f} ({spread('dlc')}) | "
               f"{eager_ms:.3f} ({spread('eager')}) | {compiled_ms:.3f} | {dlc_ms / eager_ms:.2f} | "
               f"{dlc_ms / compiled_ms:.2f} |", flush=True)
+        if against:
+            print(f"| {model_name}, {against}/{name}.so | {batch} | {precision} | "
+                  f"{ms['against']:.3f} ({spread('against')}) | | | "
+                  f"this build / that one: {dlc_ms / ms['against']:.2f} | |", flush=True)
 
 
 if __name__ == "__main__":

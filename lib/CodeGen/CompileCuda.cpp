@@ -244,19 +244,48 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
   // of 256 channels).
   bool tensorRows = contiguousRows && m > 16;
   GemmKernel kernel = tensorRows ? GemmKernel::MmaSync : GemmKernel::Wmma;
+  // A batch whose images share A (a conv's weights) runs folded into N on
+  // the tf32 kernels (gemm_tc.cu, "Folded columns"): one GEMM over every
+  // image's columns, where 128-wide tiles fit per image only as well as
+  // the map's pixels allow (ResNet-50's 7x7 maps, 49 pixels, filled 38% of
+  // each tile; 14x14 ones 77%) and K was split to find work for the SMs.
+  // B's and C's images must lie within 2^31 floats (32-bit offsets).
+  const int64_t sAb = strides[0].value, sBb = strides[3].value, sCb = strides[6].value;
+  int64_t cols = n;
+  if (tensorRows && batches > 1 && sAb == 0 && sBb > 0 && sCb > 0 &&
+      batches * std::max(sBb, sCb) < (int64_t(1) << 31))
+    cols = batches * n, batches = 1;
   int64_t bm = m <= 64 ? 64 : 128;
-  int64_t tiles128 = ((n + 127) / 128) * ((m + 127) / 128) * batches;
+  int64_t tiles128 = ((cols + 127) / 128) * ((m + 127) / 128) * batches;
+  // Folded (test/cuda/folded_kernels.cu, ResNet-50's and MobileNetV2's
+  // layers at batch 32 as the models run them, split K and tails
+  // included): the 256 x 128 wgmma tiles won wherever K is 2048 or more
+  // (ResNet-50's 3x3 convs of 256 and 512 filters: 0.106 and 0.102 ms
+  // against 0.155 and 0.132 for mma.sync; 0.063 against 0.081 for the 64-row
+  // tiles at 512 x 49 x 2048), the 64-row ones on 1x1 convs below that
+  // (0.081 against 0.085 at 2048 x 49 x 512, where per image the 256-row
+  // tiles had won) and on convs of few filters or short K, and mma.sync on
+  // the convs between (0.116 against 0.125 for 128 filters on 28x28 maps,
+  // 0.117 against 0.147 for the stride-2 1x1 conv of 1024 to 2048), but
+  // for many filters over short K, where the 256-row tiles won again (the
+  // stride-2 1x1 convs of 256 to 512 and 512 to 1024: 0.150 and 0.149 ms
+  // against 0.178 for the 64-row tiles and 0.164 for mma.sync).
+  bool folded = cols != n;
   if (tensorRows && usesWgmma(chip) && family == "dlc_conv") {
-    if (m <= 96 || k <= 256 || tiles128 < 64)
+    if (folded && m >= 512 && k <= 512)
+      kernel = GemmKernel::Wgmma, bm = 256;
+    else if (m <= 96 || k <= 256 || (!folded && tiles128 < 64))
       kernel = GemmKernel::Wgmma, bm = 64;
+    else if (folded && k >= 2048)
+      kernel = GemmKernel::Wgmma, bm = 256;
   } else if (tensorRows && usesWgmma(chip)) {
-    bool large = (n <= 64 && m >= 512 && k >= 512) || (m >= 256 && k >= 2048);
+    bool large = (!folded && n <= 64 && m >= 512 && k >= 512) || (m >= 256 && k >= 2048);
     kernel = GemmKernel::Wgmma, bm = large ? 256 : 64;
   }
   // Split K over more blocks where the tiles alone would leave SMs idle
   // (batch-1 ResNet's last layers: M 512, N 49, K 4608 is 4 tiles), aiming
   // at two blocks per SM and keeping 64 of K per block.
-  int64_t tilesMN = ((n + 127) / 128) * ((m + bm - 1) / bm) * batches;
+  int64_t tilesMN = ((cols + 127) / 128) * ((m + bm - 1) / bm) * batches;
   int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
   int64_t splits = std::clamp<int64_t>(2 * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
@@ -265,19 +294,20 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
               : kernel == GemmKernel::MmaSync ? "_tf32"
                                               : "") +
              (bm == 64 ? "_m64" : "");
-  l.grid[0] = (n + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
+  l.grid[0] = (cols + 127) / 128, l.grid[1] = (m + bm - 1) / bm, l.grid[2] = batches * splits;
   l.block[0] = kernel == GemmKernel::MmaSync ? 128 : 256, l.block[1] = 1, l.block[2] = 1;
   l.sharedBytes = gemmSharedBytes(bm, precision, kernel);
-  for (int64_t v : {m, n, k})
+  for (int64_t v : {m, cols, k})
     l.args.push_back({"i64", 0, v});
   l.args.insert(l.args.end(), strides.begin(), strides.end());
   l.args.push_back({"i64", 0, splits});
   l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
+  l.args.push_back({"i64", 0, n});                 // P: columns an image
   if (overwrite && splits > 1) {
     Launch z;
     z.image = 1;
     z.kernel = "dlc_gemm_zero";
-    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = batches;
+    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = cols / n * batches;
     z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
     z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
     zero = std::move(z);
@@ -335,8 +365,9 @@ bool tmaGemmLaunch(int64_t m, int64_t n, int64_t k, int64_t batches,
   for (int64_t v : {m, n, k})
     l.args.push_back({"i64", 0, v});
   auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
-  std::vector<LaunchArg> rest = {strides[0], strides[1], strides[2], i64(0), i64(1), i64(ldt),
-                                 strides[6], i64(sCm),   i64(1),     i64(1), i64(overwrite ? 0 : 1),
+  std::vector<LaunchArg> rest = {strides[0], strides[1], strides[2], i64(0),
+                                 i64(1),     i64(ldt),   strides[6], i64(sCm),
+                                 i64(1),     i64(1),     i64(overwrite ? 0 : 1), i64(n),
                                  mapA,       mapB};
   l.args.insert(l.args.end(), rest.begin(), rest.end());
   return true;
@@ -500,7 +531,8 @@ bool addEpilogue(linalg::GenericOp epilogue, Block &entry, size_t ni, size_t no,
     return false;
   }
   // gemm.args: A, B, C, M, N, K, the strides of A, B and C (b, m, k / b, k,
-  // n / b, m, n), splits, beta[, the conv's geometry].
+  // n / b, m, n), splits, beta, P (columns an image: N / P images folded
+  // into N)[, the conv's geometry].
   const std::vector<LaunchArg> &g = gemm.args;
   llvm::StringRef kernel = gemm.kernel;
   bool hasTwin = kernel.contains("_tf32") || kernel.contains("_wgmma");
@@ -512,10 +544,11 @@ bool addEpilogue(linalg::GenericOp epilogue, Block &entry, size_t ni, size_t no,
   Launch e;
   e.image = 1;
   e.kernel = "dlc_gemm_epilogue";
-  int64_t m = g[3].value, n = g[4].value, batches = gemm.grid[2] / g[15].value;
+  int64_t m = g[3].value, n = g[17].value,
+          batches = gemm.grid[2] / g[15].value * (g[4].value / n);
   e.grid[0] = (m * n + 255) / 256, e.grid[1] = 1, e.grid[2] = batches;
   e.block[0] = 256, e.block[1] = 1, e.block[2] = 1;
-  e.args = {g[2], y, g[3], g[4], g[12], g[13], g[14]};
+  e.args = {g[2], y, g[3], {"i64", 0, n}, g[12], g[13], g[14]};
   if (!epilogueArgs(epilogue, entry, ni, no, e.args, error))
     return false;
   after = std::move(e);

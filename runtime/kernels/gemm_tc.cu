@@ -25,7 +25,9 @@
 // zero start folded away: dlc-fold-gemm-zero-init). With `splits` > 1 the
 // K range is split over grid.z (small-M/N layers would otherwise leave most
 // SMs idle) and the parts are added with atomicAdd (onto zeros dlc_gemm_zero
-// wrote, with `beta` 0): the sum's order then varies. The _ep twins of
+// wrote, with `beta` 0): the sum's order then varies. The tf32 kernels
+// (mma.sync, wgmma) also take a batch folded into N (see Folded columns
+// below): one GEMM over every image's columns. The _ep twins of
 // the tf32 kernels (mma.sync, wgmma; GEMM and conv) apply a conv's
 // elementwise tail as they store C (Epilogue below).
 // A library (dlc compile --emit=lib) gets only the kernels its launch plan
@@ -106,6 +108,27 @@ __device__ inline bool wideRows(const float *p, long long stride, long long widt
   return stride % 4 == 0 && width % 4 == 0 && ((unsigned long long)p & 15) == 0;
 }
 
+// Folded columns. A conv's GEMM over a batch (weights A shared by every
+// image, B and C one [K or M, P] matrix per image) runs as one GEMM whose N
+// is every image's P columns: column n is column n % P of image n / P,
+// whose B and C start sBb and sCb floats after image 0's. Per image, N was
+// a tile's poor fit on small maps (ResNet-50 at batch 32: 196 columns in
+// two 128-wide tiles, 49 in one) and left few tiles, so that K was split.
+// The compiler folds only where every offset fits in 32 bits. Unfolded, P
+// is N (grid.z walks the batch): every column is then in image 0 of the
+// block's batch, and the offsets below reduce to n * stride.
+__device__ inline long long columnOffset(long long n, long long P, long long sImage,
+                                         long long sColumn) {
+  return n / P * sImage + n % P * sColumn;
+}
+
+// B rows staged 16 bytes at a time also need 4 columns in one image, and
+// each image 16-byte aligned.
+__device__ inline bool wideColumns(const float *B, long long sBk, long long sBb, long long N,
+                                   long long P) {
+  return wideRows(B, sBk, P) && (P == N || sBb % 4 == 0);
+}
+
 // Implicit GEMM (dlc_conv_*): B is not a buffer but the im2col columns of
 // an NCHW input X [C, H, W] per image, gathered into shared memory as the
 // tiles are staged; no column buffer exists. K runs over (kh, kw, c), c
@@ -114,26 +137,29 @@ __device__ inline bool wideRows(const float *p, long long stride, long long widt
 // consecutive channels, so the tap's bounds check and offset are worked
 // out once per step and pixel, and the step's rows are planes H W apart
 // (else each row works out its own tap). N runs over the output pixels
-// (oh, ow), OW to a row. Outside the input (the conv's zero padding) the
+// (oh, ow), OW to a row, and folded over the batch (P pixels an image,
+// images sBb apart: `image`). Outside the input (the conv's zero padding) the
 // copies write zeros.
 struct ConvGeometry {
   long long H, W, C, KW, sh, sw, ph, pw, dh, dw, OW;
+  long long P = 1, image = 0; // pixels an image, floats between images
 };
 
 // One thread's PIX output pixels n + 32 e (e < PIX) of B's tile (a warp's
 // 32 threads then read 32 consecutive pixels per copy: whole cache lines,
 // and conflict-free shared-memory rows): where their receptive fields
 // start in the input (y0, x0; far outside for pixels past N, so that every
-// tap misses).
+// tap misses) and their image's offset in X (`base`).
 template <int PIX> struct ConvPixels {
-  int y0[PIX], x0[PIX];
+  int y0[PIX], x0[PIX], base[PIX];
   __device__ ConvPixels(const ConvGeometry &g, long long n, long long N) {
 #pragma unroll
     for (int e = 0; e < PIX; ++e) {
-      long long p = n + 32 * e;
+      long long p = n + 32 * e, q = p % g.P;
       bool in = p < N;
-      y0[e] = in ? (int)(p / g.OW * g.sh - g.ph) : -(1 << 29);
-      x0[e] = in ? (int)(p % g.OW * g.sw - g.pw) : -(1 << 29);
+      y0[e] = in ? (int)(q / g.OW * g.sh - g.ph) : -(1 << 29);
+      x0[e] = in ? (int)(q % g.OW * g.sw - g.pw) : -(1 << 29);
+      base[e] = in ? (int)(p / g.P * g.image) : 0;
     }
   }
 };
@@ -158,7 +184,7 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
     for (int e = 0; e < PIX; ++e) {
       int y = px.y0[e] + dy, x = px.x0[e] + dx;
       in[e] = (unsigned)y < (unsigned)g.H && (unsigned)x < (unsigned)g.W;
-      offset[e] = in[e] ? y * (int)g.W + x : 0;
+      offset[e] = in[e] ? px.base[e] + y * (int)g.W + x : 0;
     }
 #pragma unroll
     for (int i = 0; i < ROWS; ++i) {
@@ -180,7 +206,7 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
       for (int e = 0; e < PIX; ++e) {
         int y = px.y0[e] + dy, x = px.x0[e] + dx;
         bool in = k < kEnd && (unsigned)y < (unsigned)g.H && (unsigned)x < (unsigned)g.W;
-        copy4(d + 32 * e, in ? src + y * (int)g.W + x : X, in);
+        copy4(d + 32 * e, in ? src + px.base[e] + y * (int)g.W + x : X, in);
       }
     }
   }
@@ -242,21 +268,23 @@ struct Epilogue {
 // 256-row wgmma tiles 1.04 -> 0.99 ms at 4096^3 and 0.13 -> 0.11 for a
 // 256-channel 3x3. The 64-row wgmma tiles (two blocks an SM) lost 5-15%
 // and store from their registers, but for their _ep twins.
-// With EP (beta 0, K not split) each element goes through `ep` on the way.
-// A thread then keeps one column (THREADS is a multiple of COLS) and reads
-// the residual of U rows ahead of their stores: a read of it per store
-// would wait out its latency every time (session 12's tail, run as a
-// second pass over the stored tile, was latency-bound at 1-2 blocks an SM).
+// A thread keeps one column (THREADS is a multiple of COLS), its offset in
+// C (folded columns) worked out once.
+// With EP (beta 0, K not split) each element goes through `ep` on the way,
+// and the thread reads the residual of U rows ahead of their stores: a read
+// of it per store would wait out its latency every time (session 12's
+// tail, run as a second pass over the stored tile, was latency-bound at 1-2
+// blocks an SM).
 template <int ROWS, int COLS, int THREADS, bool EP = false>
 __device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__ C, long long m0,
-                                 long long n0, long long M, long long N, long long sCm,
-                                 long long sCn, long long splits, long long beta,
-                                 const Epilogue &ep = {}) {
+                                 long long n0, long long M, long long N, long long sCb,
+                                 long long sCm, long long sCn, long long P, long long splits,
+                                 long long beta, const Epilogue &ep = {}) {
+  static_assert(THREADS % COLS == 0, "a thread keeps one column");
+  const int c = threadIdx.x % COLS;
+  const long long gn = n0 + c, cn = columnOffset(gn, P, sCb, sCn);
   if constexpr (EP) {
-    static_assert(THREADS % COLS == 0, "a thread keeps one column");
     constexpr int STEP = THREADS / COLS, U = 2048 / THREADS;
-    const int c = threadIdx.x % COLS;
-    const long long gn = n0 + c;
 #pragma unroll 1
     for (int r0 = threadIdx.x / COLS; r0 < ROWS; r0 += STEP * U) {
       float res[U];
@@ -265,23 +293,22 @@ __device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__
         int r = r0 + u * STEP;
         long long gm = m0 + r;
         bool in = r < ROWS && gm < M && gn < N;
-        res[u] = in && ep.res ? ep.res[gm * sCm + gn * sCn] : 0.0f;
+        res[u] = in && ep.res ? ep.res[gm * sCm + cn] : 0.0f;
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         int r = r0 + u * STEP;
         long long gm = m0 + r;
         if (r < ROWS && gm < M && gn < N)
-          C[gm * sCm + gn * sCn] = ep(Cs[r * pitch + c], res[u], gm);
+          C[gm * sCm + cn] = ep(Cs[r * pitch + c], res[u], gm);
       }
     }
   } else {
 #pragma unroll 4
-    for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS) {
-      int r = i / COLS, c = i % COLS;
-      long long gm = m0 + r, gn = n0 + c;
+    for (int r = threadIdx.x / COLS; r < ROWS; r += THREADS / COLS) {
+      long long gm = m0 + r;
       if (gm < M && gn < N) {
-        float v = Cs[r * pitch + c], *p = &C[gm * sCm + gn * sCn];
+        float v = Cs[r * pitch + c], *p = &C[gm * sCm + cn];
         if (splits > 1)
           atomicAdd(p, v);
         else
@@ -295,14 +322,14 @@ __device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__
   DLC_GEMM_PARAMS, long long H, long long W, long long Cin, long long KW, long long sh,         \
       long long sw, long long ph, long long pw, long long dh, long long dw, long long OW
 #define DLC_CONV_GEOMETRY                                                                     \
-  ConvGeometry { H, W, Cin, KW, sh, sw, ph, pw, dh, dw, OW }
+  ConvGeometry { H, W, Cin, KW, sh, sw, ph, pw, dh, dw, OW, P, sBb }
 
 template <int BM>
 __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
                      float *__restrict__ C, long long M, long long N, long long K, long long sAb,
                      long long sAm, long long sAk, long long sBb, long long sBk, long long sBn,
                      long long sCb, long long sCm, long long sCn, long long splits,
-                     long long beta) {
+                     long long beta, long long /*P: never folded*/) {
   constexpr int MI = BM / 32; // fragments down a warp's tile
   extern __shared__ __align__(128) unsigned char smem[];
   typedef Staged ATile[BM][BK + PAD];
@@ -456,8 +483,8 @@ __device__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
   const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, long long M,   \
       long long N, long long K, long long sAb, long long sAm, long long sAk, long long sBb,     \
       long long sBk, long long sBn, long long sCb, long long sCm, long long sCn, long long splits, \
-      long long beta
-#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits, beta
+      long long beta, long long P
+#define DLC_GEMM_ARGS A, B, C, M, N, K, sAb, sAm, sAk, sBb, sBk, sBn, sCb, sCm, sCn, splits, beta, P
 
 // C[b] = 0 (M x N, any strides; grid.z the batch): before a GEMM that
 // stores its output (beta 0) but splits K, whose parts add atomically.
@@ -531,9 +558,12 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const E
   const long long m0 = (long long)blockIdx.y * BM, n0 = (long long)blockIdx.x * 128;
   const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
-  const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
-  // Conv: each thread stages the same 4 pixel columns every step.
+  const bool wideA = wideRows(A, sAm, K), wideB = wideColumns(B, sBk, sBb, N, P);
+  // Conv: each thread stages the same 4 pixel columns every step; GEMM:
+  // the same 4 (16-byte copies) or 1 column of B, at `bn` in it.
   const ConvPixels<4> pixels(geo, n0 + tid % 32, Conv ? N : 0);
+  const int bc = wideB ? (tid % 32) * 4 : tid;
+  const long long bn = Conv ? 0 : columnOffset(n0 + bc, P, sBb, 1);
 
   auto load = [&](int stage, long long k0) {
     if (wideA) {
@@ -556,16 +586,15 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const E
     } else if (wideB) {
 #pragma unroll
       for (int p = 0; p < 8; ++p) { // 32 x 128 floats
-        int i = tid + p * 128, r = i / 32, c = (i % 32) * 4;
-        bool in = k0 + r < kEnd && n0 + c < N;
-        copy16(&Bs[stage][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+        int r = tid / 32 + 4 * p;
+        bool in = k0 + r < kEnd && n0 + bc < N;
+        copy16(&Bs[stage][r][bc], in ? B + (k0 + r) * sBk + bn : B, in);
       }
     } else {
 #pragma unroll 1
-      for (int p = 0; p < 32; ++p) {
-        int i = tid + p * 128, r = i / 128, c = i % 128;
-        bool in = k0 + r < kEnd && n0 + c < N;
-        copy4(&Bs[stage][r][c], in ? B + (k0 + r) * sBk + n0 + c : B, in);
+      for (int r = 0; r < 32; ++r) {
+        bool in = k0 + r < kEnd && n0 + bc < N;
+        copy4(&Bs[stage][r][bc], in ? B + (k0 + r) * sBk + bn : B, in);
       }
     }
   };
@@ -647,7 +676,7 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const E
           Cs[(wm * 16 * MI + i * 16 + g + (e / 2) * 8) * CP + wn * 64 + j * 8 + 2 * t + e % 2] =
               acc[i][j][e];
     __syncthreads();
-    storeTile<BM, 128, 128, EP>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta, ep);
+    storeTile<BM, 128, 128, EP>(Cs, CP, C, m0, n0, M, N, sCb, sCm, sCn, P, splits, beta, ep);
     return;
   }
   if constexpr (!EP) {
@@ -660,7 +689,7 @@ __device__ void gemm_tf32(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const E
           long long gm = m0 + wm * 16 * MI + i * 16 + g + (e / 2) * 8;
           long long gn = n0 + wn * 64 + j * 8 + 2 * t + e % 2;
           if (gm < M && gn < N) {
-            float *c = &C[gm * sCm + gn * sCn];
+            float *c = &C[gm * sCm + columnOffset(gn, P, sCb, sCn)];
             if (splits > 1)
               atomicAdd(c, acc[i][j][e]);
             else

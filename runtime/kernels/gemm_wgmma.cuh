@@ -126,9 +126,16 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const 
   const long long n0 = (long long)(id % (8 * numN) / size) * TN;
   const KRange ks = enterBlock(A, B, C, sAb, sBb, sCb, K, splits);
   const long long kBegin = ks.begin, kEnd = ks.end;
-  const bool wideA = wideRows(A, sAm, K), wideB = wideRows(B, sBk, N);
-  // Conv: each thread stages the same 4 pixel columns every step.
+  const bool wideA = wideRows(A, sAm, K), wideB = wideColumns(B, sBk, sBb, N, P);
+  // Conv: each thread stages the same 4 pixel columns every step; GEMM:
+  // the same 4 columns of B (`bc` on in the tile, at bn[e] in B; with
+  // 16-byte copies, one image's).
   const ConvPixels<TN / 32> pixels(geo, n0 + tid % 32, Conv ? N : 0);
+  const int bc = (tid % (TN / 4)) * 4;
+  long long bn[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    bn[e] = Conv ? 0 : columnOffset(n0 + bc + e, P, sBb, 1);
 
   auto load = [&](int stage, long long k0) {
     float *as = As + stage * BM * 32;
@@ -156,17 +163,17 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const 
     } else {
 #pragma unroll
       for (int p = 0; p < 4; ++p) { // 32 rows x TN / 4 chunks
-        int i = tid + p * NT, r = i / (TN / 4), c = (i % (TN / 4)) * 4;
+        int r = (tid + p * NT) / (TN / 4), c = bc;
         float *dst = &Bs[stage][r][c];
-        const float *src = B + (k0 + r) * sBk + n0 + c;
+        const float *row = B + (k0 + r) * sBk;
         if (wideB) {
           bool in = k0 + r < kEnd && n0 + c < N;
-          copy16(dst, in ? src : B, in);
+          copy16(dst, in ? row + bn[0] : B, in);
         } else {
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             bool in = k0 + r < kEnd && n0 + c + e < N;
-            copy4(dst + e, in ? src + e : B, in);
+            copy4(dst + e, in ? row + bn[e] : B, in);
           }
         }
       }
@@ -254,15 +261,17 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const 
       for (int e = 0; e < 4; ++e)
         Cs[(8 * j + 2 * t + e % 2) * CP + nWarp + g + 8 * (e / 2)] = d[4 * j + e];
     __syncthreads();
-    storeTile<BM, TN, NT, EP>(Cs, CP, C, m0, n0, M, N, sCm, sCn, splits, beta, ep);
+    storeTile<BM, TN, NT, EP>(Cs, CP, C, m0, n0, M, N, sCb, sCm, sCn, P, splits, beta, ep);
   } else {
+    const long long cn[2] = {columnOffset(n0 + nWarp + g, P, sCb, sCn),
+                             columnOffset(n0 + nWarp + g + 8, P, sCb, sCn)};
 #pragma unroll
     for (int j = 0; j < ND / 4; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         long long gm = m0 + 8 * j + 2 * t + e % 2, gn = n0 + nWarp + g + 8 * (e / 2);
         if (gm < M && gn < N) {
-          float *c = &C[gm * sCm + gn * sCn];
+          float *c = &C[gm * sCm + cn[e / 2]];
           if (splits > 1)
             atomicAdd(c, d[4 * j + e]);
           else

@@ -223,7 +223,7 @@ int main() {
         if (!beta && splits > 1)
           dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, v.n), 256>>>(Y, M, P, M * P, P, 1);
         k.conv<<<grid, k.threads, k.shared>>>(Wp, X, Y, M, P, K, 0, K, 1, v.c * v.h * v.w, 0, 1,
-                                              M * P, P, 1, splits, beta, v.h, v.w, v.c, v.kw, v.s,
+                                              M * P, P, 1, splits, beta, P, v.h, v.w, v.c, v.kw, v.s,
                                               v.s, v.p, v.p, v.d, v.d, ow);
       };
       auto check = [&](long long beta) {
@@ -251,7 +251,7 @@ int main() {
         if (splits > 1)
           dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, v.n), 256>>>(Y, M, P, M * P, P, 1);
         k.gemm<<<grid, k.threads, k.shared>>>(Wt, cols, Y, M, P, K, 0, K, 1, K * P, P, 1, M * P,
-                                              P, 1, splits, 0);
+                                              P, 1, splits, 0, P);
       }
       cudaEventRecord(e2);
       // The GEMM alone, on the columns the last im2col wrote.
@@ -259,7 +259,7 @@ int main() {
         if (splits > 1)
           dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, v.n), 256>>>(Y, M, P, M * P, P, 1);
         k.gemm<<<grid, k.threads, k.shared>>>(Wt, cols, Y, M, P, K, 0, K, 1, K * P, P, 1, M * P,
-                                              P, 1, splits, 0);
+                                              P, 1, splits, 0, P);
       }
       cudaEventRecord(e3);
       float implicitMs = elapsed(e0, e1) / reps, explicitMs = elapsed(e1, e2) / reps,
@@ -274,12 +274,12 @@ int main() {
       dim3 whole((P + 127) / 128, (M + k.bm - 1) / k.bm, v.n);
       auto convEp = [&]() {
         k.convEp<<<whole, k.threads, k.shared>>>(Wp, X, Z, M, P, K, 0, K, 1, v.c * v.h * v.w, 0, 1,
-                                                 M * P, P, 1, 1, 0, v.h, v.w, v.c, v.kw, v.s, v.s,
+                                                 M * P, P, 1, 1, 0, P, v.h, v.w, v.c, v.kw, v.s, v.s,
                                                  v.p, v.p, v.d, v.d, ow, TAIL_ARGS(tail));
       };
       auto gemmEp = [&]() {
         k.gemmEp<<<whole, k.threads, k.shared>>>(Wt, cols, Z, M, P, K, 0, K, 1, K * P, P, 1, M * P,
-                                                 P, 1, 1, 0, TAIL_ARGS(tail));
+                                                 P, 1, 1, 0, P, TAIL_ARGS(tail));
       };
       auto tailError = [&](auto run) {
         CHECK(cudaMemset(Z, 0xff, nY * 4)); // NaNs where nothing is stored
@@ -304,7 +304,7 @@ int main() {
       cudaEventRecord(e1);
       for (int r = 0; r < reps; ++r) {
         k.conv<<<whole, k.threads, k.shared>>>(Wp, X, Y, M, P, K, 0, K, 1, v.c * v.h * v.w, 0, 1,
-                                               M * P, P, 1, 1, 0, v.h, v.w, v.c, v.kw, v.s, v.s,
+                                               M * P, P, 1, 1, 0, P, v.h, v.w, v.c, v.kw, v.s, v.s,
                                                v.p, v.p, v.d, v.d, ow);
         dlc_gemm_epilogue<<<dim3((M * P + 255) / 256, 1, v.n), 256>>>(Y, Z, M, P, M * P, P, 1,
                                                                      TAIL_ARGS(tail));

@@ -62,7 +62,7 @@ float launch(const GemmKernel &k, const float *A, const float *B, float *C, cons
     if (!beta && splits > 1)
       dlc_gemm_zero<<<dim3((s.M * s.N + 255) / 256, 1, s.batch), 256>>>(C, s.M, s.N, sCb, s.N, 1);
     k.f<<<grid, k.threads, k.shared>>>(A, B, C, s.M, s.N, s.K, sAb, s.K, 1, sBb, s.N, 1, sCb, s.N,
-                                       1, splits, beta);
+                                       1, splits, beta, s.N);
   }
   cudaEventRecord(e1);
   CHECK(cudaEventSynchronize(e1));

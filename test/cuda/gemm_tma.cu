@@ -90,12 +90,12 @@ int main() {
     };
     auto gemm = [&](const DlcTensorMap &a, const DlcTensorMap &b) {
       dlc_gemm_tma<<<dim3((N + 255) / 256, (M + 127) / 128), 384, TMA_SHARED_BYTES>>>(
-          A, Bt, C, M, N, K, 0, K, 1, 0, 1, ldt, 0, N, 1, 1, 0, a, b);
+          A, Bt, C, M, N, K, 0, K, 1, 0, 1, ldt, 0, N, 1, 1, 0, N, a, b);
     };
     auto wgmma = [&] {
       dlc_gemm_wgmma<<<dim3((N + 127) / 128, (M + 255) / 256), 256,
                        WGMMA_SHARED_BYTES(256, 2, 4)>>>(A, B, R, M, N, K, 0, K, 1, 0, N, 1, 0, N,
-                                                        1, 1, 0);
+                                                        1, 1, 0, N);
     };
     double err[2];
     DlcTensorMap maps[2][2];
