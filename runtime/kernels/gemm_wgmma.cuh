@@ -135,7 +135,7 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const 
   long long bn[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e)
-    bn[e] = Conv ? 0 : columnOffset(n0 + bc + e, P, sBb, 1);
+    bn[e] = Conv ? 0 : columnOffset(n0 + bc + e, N, P, sBb, 1);
 
   auto load = [&](int stage, long long k0) {
     float *as = As + stage * BM * 32;
@@ -263,8 +263,8 @@ __device__ void gemm_wgmma(DLC_GEMM_PARAMS, const ConvGeometry &geo = {}, const 
     __syncthreads();
     storeTile<BM, TN, NT, EP>(Cs, CP, C, m0, n0, M, N, sCb, sCm, sCn, P, splits, beta, ep);
   } else {
-    const long long cn[2] = {columnOffset(n0 + nWarp + g, P, sCb, sCn),
-                             columnOffset(n0 + nWarp + g + 8, P, sCb, sCn)};
+    const long long cn[2] = {columnOffset(n0 + nWarp + g, N, P, sCb, sCn),
+                             columnOffset(n0 + nWarp + g + 8, N, P, sCb, sCn)};
 #pragma unroll
     for (int j = 0; j < ND / 4; ++j)
 #pragma unroll
