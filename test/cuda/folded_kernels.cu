@@ -64,6 +64,7 @@ struct Kernel {
   Plain conv;
   Twin convEp;
   int bm, threads, shared;
+  int blocksPerSM = 2; // what dlc's split rule aims at
 };
 Kernel kernels[] = {
     {"mma.sync", dlc_gemm_tf32, dlc_gemm_tf32_ep, dlc_conv_tf32, dlc_conv_tf32_ep, 128, 128,
@@ -74,6 +75,9 @@ Kernel kernels[] = {
      WGMMA_SHARED_BYTES(256, 2, 4)},
     {"wgmma64", dlc_gemm_wgmma_m64, dlc_gemm_wgmma_m64_ep, dlc_conv_wgmma_m64,
      dlc_conv_wgmma_m64_ep, 64, 256, WGMMA_SHARED_BYTES(64, 2, 4)},
+    // The 256-row tiles run one block an SM: K split half as much.
+    {"wgmma256 (splits for 1 block an SM)", dlc_gemm_wgmma, dlc_gemm_wgmma_ep, dlc_conv_wgmma,
+     dlc_conv_wgmma_ep, 256, 256, WGMMA_SHARED_BYTES(256, 2, 4), 1},
 };
 
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
@@ -152,7 +156,8 @@ int main() {
       for (int folded = 0; folded < 2; ++folded) {
         const long long N = folded ? nb * P : P, batches = folded ? 1 : nb;
         const long long tiles = ((N + 127) / 128) * ((M + k.bm - 1) / k.bm) * batches;
-        const long long splits = std::clamp(2 * 132 / tiles, 1LL, std::max(1LL, K / 64));
+        const long long splits =
+            std::clamp(k.blocksPerSM * 132 / tiles, 1LL, std::max(1LL, K / 64));
         const dim3 grid((N + 127) / 128, (M + k.bm - 1) / k.bm, batches * splits);
         auto run = [&]() {
 #define GEMM_ARGS Wt, X, splits > 1 ? Y : Z, M, N, K, 0, K, 1, sBb, P, 1, sCb, P, 1, splits, 0, P
