@@ -183,8 +183,11 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
   if (g.C % 32 == 0) {
     // One tap for the whole step (K and its splits are whole steps): its
     // offsets once, then plane after plane.
-    const long long tap = k0 / g.C, c0 = k0 - tap * g.C;
-    const int dy = (int)(tap / g.KW * g.dh), dx = (int)(tap % g.KW * g.dw);
+    // 32-bit divisions (K, C and KW are small): 64-bit ones cost a
+    // hundred-odd instructions each.
+    const unsigned tap = (unsigned)k0 / (unsigned)g.C, c0 = (unsigned)k0 - tap * (unsigned)g.C;
+    const int dy = (int)(tap / (unsigned)g.KW) * (int)g.dh;
+    const int dx = (int)(tap % (unsigned)g.KW) * (int)g.dw;
     int offset[PIX];
     bool in[PIX];
 #pragma unroll
@@ -205,9 +208,11 @@ __device__ inline void gatherColumns(float *dst, int pitch, const float *__restr
     // Few channels (a network's first conv): each row its own tap.
 #pragma unroll
     for (int i = 0; i < ROWS; ++i) {
-      long long k = k0 + r0 + ROW_STEP * i, tap = k / g.C;
-      const int dy = (int)(tap / g.KW * g.dh), dx = (int)(tap % g.KW * g.dw);
-      const float *src = X + (k - tap * g.C) * plane;
+      long long k = k0 + r0 + ROW_STEP * i;
+      const unsigned tap = (unsigned)k / (unsigned)g.C;
+      const int dy = (int)(tap / (unsigned)g.KW) * (int)g.dh;
+      const int dx = (int)(tap % (unsigned)g.KW) * (int)g.dw;
+      const float *src = X + ((unsigned)k - tap * (unsigned)g.C) * plane;
       float *d = dst + ROW_STEP * i * pitch;
 #pragma unroll
       for (int e = 0; e < PIX; ++e) {
