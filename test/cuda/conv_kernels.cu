@@ -223,8 +223,8 @@ int main() {
         if (!beta && splits > 1)
           dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, v.n), 256>>>(Y, M, P, M * P, P, 1);
         k.conv<<<grid, k.threads, k.shared>>>(Wp, X, Y, M, P, K, 0, K, 1, v.c * v.h * v.w, 0, 1,
-                                              M * P, P, 1, splits, beta, P, v.h, v.w, v.c, v.kw, v.s,
-                                              v.s, v.p, v.p, v.d, v.d, ow);
+                                              M * P, P, 1, splits, beta, P, v.h, v.w, v.c, v.kw,
+                                              v.s, v.s, v.p, v.p, v.d, v.d, ow);
       };
       auto check = [&](long long beta) {
         cudaMemcpy(Y, hY.data(), nY * 4, cudaMemcpyHostToDevice);
@@ -274,8 +274,8 @@ int main() {
       dim3 whole((P + 127) / 128, (M + k.bm - 1) / k.bm, v.n);
       auto convEp = [&]() {
         k.convEp<<<whole, k.threads, k.shared>>>(Wp, X, Z, M, P, K, 0, K, 1, v.c * v.h * v.w, 0, 1,
-                                                 M * P, P, 1, 1, 0, P, v.h, v.w, v.c, v.kw, v.s, v.s,
-                                                 v.p, v.p, v.d, v.d, ow, TAIL_ARGS(tail));
+                                                 M * P, P, 1, 1, 0, P, v.h, v.w, v.c, v.kw, v.s,
+                                                 v.s, v.p, v.p, v.d, v.d, ow, TAIL_ARGS(tail));
       };
       auto gemmEp = [&]() {
         k.gemmEp<<<whole, k.threads, k.shared>>>(Wt, cols, Z, M, P, K, 0, K, 1, K * P, P, 1, M * P,
