@@ -251,6 +251,7 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
   // each tile; 14x14 ones 77%) and K was split to find work for the SMs.
   // B's and C's images must lie within 2^31 floats (32-bit offsets).
   const int64_t sAb = strides[0].value, sBb = strides[3].value, sCb = strides[6].value;
+  const int64_t images = batches; // what a split GEMM's zeroing walks
   int64_t cols = n;
   if (tensorRows && batches > 1 && sAb == 0 && sBb > 0 && sCb > 0 &&
       batches * std::max(sBb, sCb) < (int64_t(1) << 31))
@@ -316,7 +317,7 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
     Launch z;
     z.image = 1;
     z.kernel = "dlc_gemm_zero";
-    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = cols / n * batches;
+    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = images;
     z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
     z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
     zero = std::move(z);
