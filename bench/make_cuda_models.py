@@ -24,6 +24,24 @@ def gemm(n=4096):
     return model
 
 
+def conv(n=2, c=32, hw=9, f=128):
+    """One 3x3 conv (pads 1, random weights and bias) and a ReLU: the shape
+    dlc_conv_tma runs on Hopper (the lit test test/CodeGen/cuda.test)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, c, hw, hw])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, f, hw, hw])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [f, c, 3, 3],
+                           rng.uniform(-1, 1, f * c * 9).astype(np.float32))
+    b = helper.make_tensor("b", TensorProto.FLOAT, [f], rng.uniform(-1, 1, f).astype(np.float32))
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["z"], pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["z"], ["y"])]
+    graph = helper.make_graph(nodes, "conv3x3", [x], [y], [w, b])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", build_models.OPSET)])
+    model.ir_version = build_models.IR_VERSION
+    return model
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

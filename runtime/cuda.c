@@ -5,9 +5,9 @@
  * dependency: a machine without a driver gets an error, not a loader
  * failure), makes one device allocation for [weights | arena | inputs |
  * outputs], uploads the weights once, loads the kernel image, encodes the
- * TMA tensor maps the launch list names (large matmuls' dlc_gemm_tma), and
- * captures the launch list once as a CUDA graph. dlc_gpu_run copies host
- * inputs in, replays the graph and copies host outputs out; a caller's
+ * TMA tensor maps the launch list names (large matmuls' dlc_gemm_tma,
+ * convs' dlc_conv_tma), and captures the launch list once as a CUDA graph.
+ * dlc_gpu_run copies host inputs in, replays the graph and copies host outputs out; a caller's
  * device memory it reads and writes in place where it can (256-byte
  * aligned, an output overlapping nothing else), capturing the graph again
  * when that memory changes. No device allocation after create. A kernel that faults inside the graph surfaces at
@@ -174,20 +174,26 @@ static CUdeviceptr arg_pointer(const struct dlc_gpu_state *g, const dlc_gpu_arg 
   return base + (CUdeviceptr)arg->value;
 }
 
-/* Encodes the TMA tensor maps (dlc_gemm_tma's operands) and captures the
- * launch list as a CUDA graph over the bound pointers: at create, and
+/* Encodes the TMA tensor maps (dlc_gemm_tma's, dlc_conv_tma's) and captures
+ * the launch list as a CUDA graph over the bound pointers: at create, and
  * again when dlc_gpu_run binds other device memory in place. Kernel
  * arguments are fixed device pointers, so the list is replayed as is. */
 static int capture(struct dlc_gpu_state *g, char *error, size_t size) {
   const dlc_gpu_meta *meta = dlc_meta.gpu;
   for (int i = 0; i < meta->num_tensor_maps; ++i) {
     const dlc_gpu_tensor_map *t = &meta->tensor_maps[i];
-    unsigned long long dims[2] = {(unsigned long long)t->inner, (unsigned long long)t->rows};
-    unsigned long long strides[1] = {(unsigned long long)t->row_bytes};
-    unsigned box[2] = {32, (unsigned)t->box_rows}, element_strides[2] = {1, 1};
+    unsigned long long dims[4], strides[3];
+    unsigned box[4], element_strides[4] = {1, 1, 1, 1};
+    for (int d = 0; d < t->rank; ++d) {
+      dims[d] = (unsigned long long)t->dims[d];
+      box[d] = (unsigned)t->box[d];
+      if (d > 0)
+        strides[d - 1] = (unsigned long long)t->strides[d - 1];
+    }
     CUresult r = encode_tiled(g->tensor_maps + (size_t)i * TENSOR_MAP_BYTES, TENSOR_MAP_TFLOAT32,
-                              2, (void *)arg_pointer(g, &t->buffer), dims, strides, box,
-                              element_strides, 0, TENSOR_MAP_SWIZZLE_128B, TENSOR_MAP_L2_256B, 0);
+                              (unsigned)t->rank, (void *)arg_pointer(g, &t->buffer), dims,
+                              strides, box, element_strides, 0, TENSOR_MAP_SWIZZLE_128B,
+                              TENSOR_MAP_L2_256B, 0);
     if (r)
       return fail(error, size, "encoding a TMA tensor map (cuTensorMapEncodeTiled)", r);
   }
@@ -291,7 +297,7 @@ int dlc_gpu_create(struct dlc_gpu_state **out, char *error, size_t size) {
   if (meta->num_tensor_maps && !encode_tiled) {
     dlc_gpu_destroy(g);
     snprintf(error, size, "CUDA: the driver has no cuTensorMapEncodeTiled (too old for this "
-                          "library's TMA GEMMs; CUDA 12 or later)");
+                          "library's TMA kernels; CUDA 12 or later)");
     return DLC_ERROR_DEVICE;
   }
   for (int i = 0; i < meta->num_launches; ++i) {

@@ -49,13 +49,15 @@ typedef struct dlc_gpu_arg {
   int64_t value; /* buffers: byte offset; DLC_GPU_ARG_I64: the value */
 } dlc_gpu_arg;
 /* A TMA tensor map the runtime encodes at create (cuTensorMapEncodeTiled):
- * `rows` rows of `inner` floats, `row_bytes` apart, from `buffer` (a
- * buffer argument), in boxes of 32 floats by `box_rows`, 128-byte swizzle,
- * data type TFLOAT32, zeros outside. */
+ * a `rank`-d tensor of floats from `buffer` (a buffer argument), dims[0]
+ * contiguous, dimension d + 1 `strides[d]` bytes apart, in boxes of
+ * `box` elements, 128-byte swizzle, data type TFLOAT32, zeros outside
+ * (dlc_gemm_tma's [rows, K] operands; dlc_conv_tma's NHWC input, rank 4). */
 typedef struct dlc_gpu_tensor_map {
   dlc_gpu_arg buffer;
-  int64_t inner, rows, row_bytes;
-  int32_t box_rows;
+  int32_t rank;
+  int64_t dims[4], strides[3];
+  int32_t box[4];
 } dlc_gpu_tensor_map;
 typedef struct dlc_gpu_launch {
   int32_t image; /* which kernel image holds the kernel */

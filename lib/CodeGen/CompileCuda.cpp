@@ -68,13 +68,15 @@ struct Launch {
 };
 
 /// A TMA tensor map, which the runtime encodes at create time
-/// (cuTensorMapEncodeTiled; runtime/cuda.c): `rows` rows of `inner` floats,
-/// `rowBytes` apart, from `buffer`, in boxes of 32 floats by `boxRows`
-/// rows, 128-byte swizzle, read as tf32 (rounded to nearest), zeros
-/// outside. A launch argument of kind "tensor_map" passes map `index`.
+/// (cuTensorMapEncodeTiled; runtime/cuda.c): a `rank`-d tensor of floats
+/// from `buffer`, dims[0] contiguous, dimension d + 1 strides[d] bytes
+/// apart, in boxes of `box`, 128-byte swizzle, read as tf32 (rounded to
+/// nearest), zeros outside. A launch argument of kind "tensor_map" passes
+/// map `index`.
 struct TensorMap {
   LaunchArg buffer;
-  int64_t inner = 0, rows = 0, rowBytes = 0, boxRows = 0;
+  int rank = 2;
+  int64_t dims[4] = {}, strides[3] = {}, box[4] = {};
 };
 
 struct CudaProgram {
@@ -207,6 +209,20 @@ int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel ker
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
 }
 
+/// dlc_gemm_zero's launch: C (`c`, M x N per image, C's strides in
+/// `strides`' last three) = 0 before a GEMM that splits K and adds its
+/// parts.
+Launch zeroLaunch(const LaunchArg &c, int64_t m, int64_t n, int64_t images,
+                  const std::vector<LaunchArg> &strides) {
+  Launch z;
+  z.image = 1;
+  z.kernel = "dlc_gemm_zero";
+  z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = images;
+  z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
+  z.args = {c, {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
+  return z;
+}
+
 /// The kernel, grid, shared memory and trailing arguments (M, N, K, the
 /// strides, splits, beta) of a tensor-core GEMM launch whose first three
 /// arguments (A, B, C) `l` holds: `family` dlc_gemm (the GEMM kernels) or
@@ -313,15 +329,21 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
   l.args.push_back({"i64", 0, splits});
   l.args.push_back({"i64", 0, overwrite ? 0 : 1}); // beta
   l.args.push_back({"i64", 0, n});                 // P: columns an image
-  if (overwrite && splits > 1) {
-    Launch z;
-    z.image = 1;
-    z.kernel = "dlc_gemm_zero";
-    z.grid[0] = (m * n + 255) / 256, z.grid[1] = 1, z.grid[2] = images;
-    z.block[0] = 256, z.block[1] = 1, z.block[2] = 1;
-    z.args = {l.args[2], {"i64", 0, m}, {"i64", 0, n}, strides[6], strides[7], strides[8]};
-    zero = std::move(z);
-  }
+  if (overwrite && splits > 1)
+    zero = zeroLaunch(l.args[2], m, n, images, strides);
+}
+
+/// A tensor map over `rows` rows of `inner` floats, `rowFloats` apart, in
+/// boxes of 32 by `boxRows` (the TMA kernels' K steps of a [rows, K]
+/// operand), and the launch argument that passes it.
+LaunchArg rowsMap(CudaProgram &program, const LaunchArg &buffer, int64_t inner, int64_t rows,
+                  int64_t rowFloats, int64_t boxRows) {
+  TensorMap t;
+  t.buffer = buffer;
+  t.dims[0] = inner, t.dims[1] = rows, t.strides[0] = rowFloats * 4;
+  t.box[0] = 32, t.box[1] = boxRows;
+  program.tensorMaps.push_back(t);
+  return LaunchArg{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
 }
 
 /// dlc_gemm_tma's launch (runtime/kernels/gemm_tma.cuh) for a large single
@@ -345,8 +367,7 @@ bool tmaGemmLaunch(int64_t m, int64_t n, int64_t k, int64_t batches,
       b.value % 16 || sCn != 1 || !(kMajorB || rowMajorB))
     return false;
   auto map = [&](const LaunchArg &buffer, int64_t rows, int64_t rowFloats, int64_t boxRows) {
-    program.tensorMaps.push_back({buffer, k, rows, rowFloats * 4, boxRows});
-    return LaunchArg{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
+    return rowsMap(program, buffer, k, rows, rowFloats, boxRows);
   };
   LaunchArg bt = b;
   int64_t ldt = sBn;
@@ -360,7 +381,8 @@ bool tmaGemmLaunch(int64_t m, int64_t n, int64_t k, int64_t batches,
     t.kernel = "dlc_transpose";
     t.grid[0] = (n + 31) / 32, t.grid[1] = (k + 31) / 32, t.grid[2] = 1;
     t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
-    t.args = {b, bt, {"i64", 0, k}, {"i64", 0, n}, {"i64", 0, sBk}, {"i64", 0, ldt}};
+    t.args = {b,   bt, {"i64", 0, k}, {"i64", 0, n}, {"i64", 0, sBk}, {"i64", 0, ldt},
+              {"i64", 0, 0}, {"i64", 0, 0}}; // one batch
     before = std::move(t);
   }
   LaunchArg mapA = map(a, m, sAm, 128), mapB = map(bt, n, ldt, 256);
@@ -446,12 +468,116 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
   return true;
 }
 
+/// The box of output pixels, bw x bh x bi (columns, rows, images), that
+/// dlc_conv_tma (runtime/kernels/conv_tma.cuh) fills its 256-pixel tiles
+/// with: a multiple of 8 pixels (each box on a whole swizzle period), at
+/// most 256, wasting least of the tiles; then the fewest boxes a tile (TMA
+/// copies); then the widest (runs of C stored whole). `tiles` is how many
+/// tiles cover the output. ResNet-50 at batch 32: 56x56 at 8 x 1 x 32,
+/// 28x28 at 4 x 2 x 32, 14x14 at 2 x 2 x 32, 7x7 at 7 x 1 x 32 (224 of 256:
+/// 7 has no factor of 2). test/cuda/folded_kernels.cu repeats the rule.
+void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t box[3], int64_t &tiles) {
+  double best = -1;
+  for (int64_t bw = 1; bw <= std::min<int64_t>(ow, 256); ++bw)
+    for (int64_t bh = 1; bh <= std::min<int64_t>(oh, 256 / bw); ++bh)
+      for (int64_t bi = 1; bi <= std::min<int64_t>(images, 256 / (bw * bh)); ++bi) {
+        int64_t r = bw * bh * bi;
+        if (r % 8)
+          continue;
+        int64_t boxes = ((ow + bw - 1) / bw) * ((oh + bh - 1) / bh) * ((images + bi - 1) / bi);
+        int64_t t = (boxes + 256 / r - 1) / (256 / r);
+        double score = (double)(ow * oh * images) / (t * 256) + r * 1e-6 + bw * 1e-9;
+        if (score > best)
+          best = score, box[0] = bw, box[1] = bh, box[2] = bi, tiles = t;
+      }
+}
+
+/// dlc_conv_tma's launch for a stride-1 conv on Hopper in tf32 (ResNet's
+/// 3x3 convs), with `transpose` writing its input channels-last into the
+/// scratch after the arena first (dlc_transpose, image by image), and
+/// `zero` where it overwrites C but splits K; false (nothing set) where
+/// the conv does not qualify. Measured on an H100
+/// (test/cuda/folded_kernels.cu, BatchNorm, a residual and ReLU fused, batch
+/// 32, transposing included) against the kernel finishGemmLaunch picks:
+/// ResNet-50's 3x3 conv of 128 on 28x28 0.059 against 0.117 ms, 256 on 14x14
+/// 0.075 against 0.100, 512 on 7x7 0.053 against 0.083; of 64 on 56x56
+/// 0.134 against 0.124, since its 64 filters leave half of each 128-row tile
+/// idle: hence 128 filters or more. K is split as for the 256-row wgmma
+/// tiles (one block an SM). `a`, `x`, `c`: the filter, input and output
+/// buffers; `sOut` the output's strides.
+bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
+                   const LaunchArg &c, ArrayRef<int64_t> sOut, const std::string &chip,
+                   CudaProgram &program, Launch &l, std::optional<Launch> &transpose,
+                   std::optional<Launch> &zero) {
+  MemRefType in = conv.getInput().getType(), w = conv.getFilter().getType();
+  int64_t m = w.getDimSize(0), k = w.getDimSize(1), images = in.getDimSize(0),
+          ch = in.getDimSize(1), h = in.getDimSize(2), wd = in.getDimSize(3);
+  ArrayRef<int64_t> ks = conv.getKernelSize(), st = conv.getStrides(), pad = conv.getPadding(),
+                    dil = conv.getDilations(), outSize = conv.getOutputSize();
+  int64_t oh = outSize[0], ow = outSize[1], pixels = images * ch * h * wd;
+  // 32 channels a K step (one tap); 32-bit column offsets; TMA's 16-byte
+  // aligned rows (the filter's, a multiple of 4 floats with ch).
+  if (!usesWgmma(chip) || st[0] != 1 || st[1] != 1 || ch % 32 || m < 128 || a.value % 16 ||
+      images * sOut[0] >= (int64_t(1) << 31) || pixels >= (int64_t(1) << 31) ||
+      k != ks[0] * ks[1] * ch)
+    return false;
+  int64_t box[3], tiles = 0;
+  convTmaBox(oh, ow, images, box, tiles);
+  auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
+  // The NHWC input at the start of the scratch.
+  LaunchArg xt = {"arena", 0, (program.arenaBytes + 255) / 256 * 256};
+  program.scratchBytes = std::max(program.scratchBytes, pixels * 4);
+  Launch t;
+  t.image = 1;
+  t.kernel = "dlc_transpose";
+  t.grid[0] = (h * wd + 31) / 32, t.grid[1] = (ch + 31) / 32, t.grid[2] = images;
+  t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
+  t.args = {x, xt, i64(ch), i64(h * wd), i64(h * wd), i64(ch), i64(ch * h * wd), i64(ch * h * wd)};
+  transpose = std::move(t);
+  TensorMap xm;
+  xm.buffer = xt, xm.rank = 4;
+  int64_t dims[4] = {ch, wd, h, images}, strides[3] = {ch * 4, wd * ch * 4, h * wd * ch * 4},
+          boxDims[4] = {32, box[0], box[1], box[2]};
+  std::copy(dims, dims + 4, xm.dims);
+  std::copy(strides, strides + 3, xm.strides);
+  std::copy(boxDims, boxDims + 4, xm.box);
+  program.tensorMaps.push_back(xm);
+  LaunchArg mapX{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
+  LaunchArg mapA = rowsMap(program, a, k, m, k, 128);
+  int64_t tilesMN = tiles * ((m + 127) / 128);
+  int64_t splits = std::clamp<int64_t>(132 / tilesMN, 1, std::max<int64_t>(1, k / 64));
+  l.image = 1;
+  l.kernel = "dlc_conv_tma";
+  l.grid[0] = tiles, l.grid[1] = (m + 127) / 128, l.grid[2] = splits;
+  l.block[0] = 384, l.block[1] = 1, l.block[2] = 1;
+  // dlc_gemm_tma's (4 stages of 128 x 32 and 256 x 32 floats, 1024 bytes
+  // to align them, 8 barriers), then 256 column offsets
+  // (CONV_TMA_SHARED_BYTES).
+  l.sharedBytes = 4 * (128 + 256) * 32 * 4 + 1024 + 8 * 8 + 256 * 4;
+  // The GEMM arguments as the other kernels take them (A, B, C, M, N, K,
+  // the strides of A, B and C, splits, beta, P), then the conv's.
+  std::vector<LaunchArg> strides3 = {i64(0), i64(k), i64(1), i64(0), i64(0), i64(0),
+                                     i64(sOut[0]), i64(sOut[1]), i64(1)};
+  l.args = {a, xt, c, i64(m), i64(images * oh * ow), i64(k)};
+  l.args.insert(l.args.end(), strides3.begin(), strides3.end());
+  bool overwrite = conv.getOverwrite();
+  for (int64_t v : {splits, overwrite ? int64_t(0) : int64_t(1), oh * ow, ch, ks[1], pad[0],
+                    pad[1], dil[0], dil[1], oh, ow, images, box[0], box[1], box[2]})
+    l.args.push_back(i64(v));
+  l.args.push_back(mapA);
+  l.args.push_back(mapX);
+  if (overwrite && splits > 1)
+    zero = zeroLaunch(c, m, oh * ow, images, strides3);
+  return true;
+}
+
 /// The conv kernels' launch for a dlc.conv_gemm (dlc-implicit-gemm): the
 /// GEMM of its filter (A) and the input's implicit columns (B) into its
 /// output (C), the conv's geometry after the GEMM's arguments.
 bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
-                    const std::string &chip, const std::string &precision, Launch &l,
-                    std::optional<Launch> &zero, std::string &error) {
+                    const std::string &chip, const std::string &precision, CudaProgram &program,
+                    Launch &l, std::optional<Launch> &transpose, std::optional<Launch> &zero,
+                    std::string &error) {
   MemRefType in = conv.getInput().getType(), w = conv.getFilter().getType(),
              out = conv.getOutput().getType();
   int64_t m = w.getDimSize(0), k = w.getDimSize(1), n = out.getDimSize(2);
@@ -480,6 +606,8 @@ bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
     error = "internal error: a dlc.conv_gemm operand is not a static contiguous view of a buffer";
     return false;
   }
+  if (convTmaLaunch(conv, wBuf, inBuf, outBuf, sOut, chip, program, l, transpose, zero))
+    return true;
   l.args = {wBuf, inBuf, outBuf};
   auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
   // A (b, m, k), B (b, k, n) (only the image stride is read), C (b, m, n).
@@ -545,7 +673,7 @@ bool addEpilogue(linalg::GenericOp epilogue, Block &entry, size_t ni, size_t no,
   // into N)[, the conv's geometry].
   const std::vector<LaunchArg> &g = gemm.args;
   llvm::StringRef kernel = gemm.kernel;
-  bool hasTwin = kernel.contains("_tf32") || kernel.contains("_wgmma");
+  bool hasTwin = kernel.contains("_tf32") || kernel.contains("_wgmma") || kernel == "dlc_conv_tma";
   if (hasTwin && g[15].value == 1 && g[16].value == 0) {
     gemm.kernel += "_ep";
     gemm.args[2] = y;
@@ -647,9 +775,9 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     auto conv = dyn_cast<dlc::ConvGemmOp>(op);
     if (conv || op.hasAttr("dlc.library_gemm")) {
       Launch l;
-      std::optional<Launch> zero, after;
-      if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, l, zero,
-                                 error)
+      std::optional<Launch> transpose, zero, after;
+      if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, out, l,
+                                 transpose, zero, error)
                : !gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
                              opts.precision, out, l, zero, error))
         return false;
@@ -663,6 +791,8 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
         if (!addEpilogue(epilogue, entry, ni, no, l, after, error))
           return false;
       }
+      if (transpose)
+        out.launches.push_back(std::move(*transpose));
       if (zero)
         out.launches.push_back(std::move(*zero));
       out.launches.push_back(std::move(l));
@@ -732,9 +862,9 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
         // cuTensorMapEncodeTiled's arguments, the data type TFLOAT32.
         const TensorMap &t = p.tensorMaps[a.index];
         nlohmann::json map = buffer(t.buffer);
-        map["dims"] = {t.inner, t.rows};
-        map["row_bytes"] = t.rowBytes;
-        map["box"] = {32, t.boxRows};
+        map["dims"] = std::vector<int64_t>(t.dims, t.dims + t.rank);
+        map["strides_bytes"] = std::vector<int64_t>(t.strides, t.strides + t.rank - 1);
+        map["box"] = std::vector<int64_t>(t.box, t.box + t.rank);
         map["swizzle_bytes"] = 128;
         map["data_type"] = "tf32";
         args.push_back({{"tensor_map", map}});
@@ -823,11 +953,16 @@ std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int
     src += "{0, 0, 0}};\n";
   }
   src += "static const dlc_gpu_tensor_map tensor_maps[] = {";
+  auto list = [](const int64_t *v, int n, const char *suffix) {
+    std::string s = "{";
+    for (int i = 0; i < n; ++i)
+      s += std::to_string(v[i]) + suffix + ", ";
+    return s + "}";
+  };
   for (const TensorMap &t : p.tensorMaps)
-    src += "{" + arg(t.buffer) + ", " + std::to_string(t.inner) + "LL, " +
-           std::to_string(t.rows) + "LL, " + std::to_string(t.rowBytes) + "LL, " +
-           std::to_string(t.boxRows) + "}, ";
-  src += "{{0, 0, 0}, 0, 0, 0, 0}};\n";
+    src += "{" + arg(t.buffer) + ", " + std::to_string(t.rank) + ", " + list(t.dims, 4, "LL") +
+           ", " + list(t.strides, 3, "LL") + ", " + list(t.box, 4, "") + "}, ";
+  src += "{{0, 0, 0}, 0, {0}, {0}, {0}}};\n";
   src += "static const dlc_gpu_launch launches[] = {\n";
   for (size_t i = 0; i < p.launches.size(); ++i) {
     const Launch &l = p.launches[i];

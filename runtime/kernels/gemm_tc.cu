@@ -287,39 +287,41 @@ struct Epilogue {
 // of it per store would wait out its latency every time (session 12's
 // tail, run as a second pass over the stored tile, was latency-bound at 1-2
 // blocks an SM).
+//
+// storeColumn is the core, for a column whose offset in C the caller worked out: `tid`
+// (the thread's index among the THREADS) keeps column tid % COLS, at `cn`
+// in C, stored only where `in`.
 template <int ROWS, int COLS, int THREADS, bool EP = false>
-__device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__ C, long long m0,
-                                 long long n0, long long M, long long N, long long sCb,
-                                 long long sCm, long long sCn, long long P, long long splits,
-                                 long long beta, const Epilogue &ep = {}) {
+__device__ inline void storeColumn(const float *Cs, int pitch, float *__restrict__ C,
+                                   long long m0, long long M, long long cn, bool in,
+                                   long long sCm, long long splits, long long beta,
+                                   const Epilogue &ep, int tid) {
   static_assert(THREADS % COLS == 0, "a thread keeps one column");
-  const int c = threadIdx.x % COLS;
-  const long long gn = n0 + c, cn = columnOffset(gn, N, P, sCb, sCn);
+  const int c = tid % COLS;
   if constexpr (EP) {
     constexpr int STEP = THREADS / COLS, U = 2048 / THREADS;
 #pragma unroll 1
-    for (int r0 = threadIdx.x / COLS; r0 < ROWS; r0 += STEP * U) {
+    for (int r0 = tid / COLS; r0 < ROWS; r0 += STEP * U) {
       float res[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         int r = r0 + u * STEP;
         long long gm = m0 + r;
-        bool in = r < ROWS && gm < M && gn < N;
-        res[u] = in && ep.res ? ep.res[gm * sCm + cn] : 0.0f;
+        res[u] = r < ROWS && gm < M && in && ep.res ? ep.res[gm * sCm + cn] : 0.0f;
       }
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         int r = r0 + u * STEP;
         long long gm = m0 + r;
-        if (r < ROWS && gm < M && gn < N)
+        if (r < ROWS && gm < M && in)
           C[gm * sCm + cn] = ep(Cs[r * pitch + c], res[u], gm);
       }
     }
   } else {
 #pragma unroll 4
-    for (int r = threadIdx.x / COLS; r < ROWS; r += THREADS / COLS) {
+    for (int r = tid / COLS; r < ROWS; r += THREADS / COLS) {
       long long gm = m0 + r;
-      if (gm < M && gn < N) {
+      if (gm < M && in) {
         float v = Cs[r * pitch + c], *p = &C[gm * sCm + cn];
         if (splits > 1)
           atomicAdd(p, v);
@@ -328,6 +330,16 @@ __device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__
       }
     }
   }
+}
+
+template <int ROWS, int COLS, int THREADS, bool EP = false>
+__device__ inline void storeTile(const float *Cs, int pitch, float *__restrict__ C, long long m0,
+                                 long long n0, long long M, long long N, long long sCb,
+                                 long long sCm, long long sCn, long long P, long long splits,
+                                 long long beta, const Epilogue &ep = {}) {
+  const long long gn = n0 + threadIdx.x % COLS;
+  storeColumn<ROWS, COLS, THREADS, EP>(Cs, pitch, C, m0, M, columnOffset(gn, N, P, sCb, sCn),
+                                       gn < N, sCm, splits, beta, ep, threadIdx.x);
 }
 
 #define DLC_CONV_PARAMS                                                                       \
@@ -764,4 +776,5 @@ extern "C" __global__ void __launch_bounds__(128, 3)
 #if defined(DLC_PRECISION_TF32) && (defined(__CUDA_ARCH_FEAT_SM90_ALL) || !defined(__CUDA_ARCH__))
 #include "gemm_wgmma.cuh"
 #include "gemm_tma.cuh"
+#include "conv_tma.cuh"
 #endif

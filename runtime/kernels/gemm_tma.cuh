@@ -61,6 +61,17 @@ __device__ inline void tmaLoad(unsigned dst, const DlcTensorMap *map, int x, int
                : "memory");
 }
 
+// The 4-d box at (c, x, y, image) of `map` (a conv's NHWC input) into
+// shared memory at `dst`, completing on `bar`; zeros where it hangs over
+// the edges (coordinates may be negative).
+__device__ inline void tmaLoad4(unsigned dst, const DlcTensorMap *map, int c, int x, int y,
+                                int image, unsigned bar) {
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes "
+               "[%0], [%1, {%2, %3, %4, %5}], [%6];\n" ::"r"(dst),
+               "l"(map), "r"(c), "r"(x), "r"(y), "r"(image), "r"(bar)
+               : "memory");
+}
+
 // D += A B^T, m64n256k8, both operands through descriptors.
 __device__ inline void wgmma_n256_ss(float (&d)[128], unsigned long long a,
                                      unsigned long long b) {
@@ -71,13 +82,17 @@ __device__ inline void wgmma_n256_ss(float (&d)[128], unsigned long long a,
 }
 
 // Bt [N, K] (rows ldt floats apart) = B^T, B [K, N] with rows sBk floats
-// apart: 32 x 32 tiles through shared memory, both sides coalesced. Grid
-// (ceil(N / 32), ceil(K / 32)), 32 x 8 threads.
+// apart, for each of grid.z batches (sBb and sTb floats apart in B and
+// Bt): 32 x 32 tiles through shared memory, both sides coalesced. Grid
+// (ceil(N / 32), ceil(K / 32), batches), 32 x 8 threads. Also a conv
+// input's NCHW -> NHWC (K channels, N pixels an image) for dlc_conv_tma.
 #if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_transpose)
 extern "C" __global__ void dlc_transpose(const float *__restrict__ B, float *__restrict__ Bt,
                                          long long K, long long N, long long sBk,
-                                         long long ldt) {
+                                         long long ldt, long long sBb, long long sTb) {
   __shared__ float tile[32][33];
+  B += blockIdx.z * sBb;
+  Bt += blockIdx.z * sTb;
   long long n = blockIdx.x * 32 + threadIdx.x, k = blockIdx.y * 32 + threadIdx.y;
 #pragma unroll
   for (int i = 0; i < 32; i += 8)
@@ -92,23 +107,20 @@ extern "C" __global__ void dlc_transpose(const float *__restrict__ B, float *__r
 }
 #endif
 
-// The GEMM arguments as for the other kernels (A and B unused: the maps
-// say where they are; only C's row stride and beta are read), then the
-// maps. Grid (ceil(N / 256), ceil(M / 128)), 384 threads, TMA_SHARED_BYTES;
-// tiles in groups of 8 tile rows, as dlc_gemm_wgmma.
-#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tma)
-extern "C" __global__ void __launch_bounds__(384, 1)
-    dlc_gemm_tma(DLC_GEMM_PARAMS, const __grid_constant__ DlcTensorMap mapA,
-                 const __grid_constant__ DlcTensorMap mapB) {
-  extern __shared__ __align__(1024) unsigned char tmaSmem[];
-  const unsigned raw = (unsigned)__cvta_generic_to_shared(tmaSmem);
-  const unsigned base = raw + ((1024 - (raw & 1023)) & 1023); // swizzled stages 1024-aligned
+// The producer/consumer pipeline of the TMA kernels (dlc_gemm_tma,
+// dlc_conv_tma), 384 threads over TMA_STAGES stages from `base` (1024-byte
+// aligned, the stages' barriers after them): warp group 0 produces, one
+// thread calling `issue(stage, s, bar)` for step s once the stage is free
+// (it expects the step's bytes on `bar` and starts the copies); warp
+// groups 1 and 2 consume, each m64n256k8 wgmmas over its 64 rows of the
+// stage's A tile against its 256 rows of B^T (both operands through
+// shared-memory descriptors), handing stages back and forth on mbarriers.
+// Returns false in the producer, which has nothing left to do, and true in
+// the consumers with their rows' accumulators in `d`.
+template <class Issue>
+__device__ inline bool tmaPipeline(float (&d)[128], unsigned base, int steps, Issue issue) {
   const unsigned full = base + TMA_STAGES * TMA_STAGE_BYTES, empty = full + TMA_STAGES * 8;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
-  const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
-  const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
-  const long long m0 = (long long)(first + id % (8 * numN) % size) * TMA_TM;
-  const long long n0 = (long long)(id % (8 * numN) / size) * TMA_TN;
   if (threadIdx.x == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
       barrierInit(full + 8 * s, 1);  // the producer's arrival, plus the bytes
@@ -117,7 +129,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  const int steps = (int)((K + 31) / 32);
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     if (tid == 0) {
@@ -125,16 +136,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         const int st = s % TMA_STAGES;
         // A fresh barrier counts as having completed the phase before.
         barrierWait(empty + 8 * st, ((s / TMA_STAGES) & 1) ^ 1);
-        barrierExpect(full + 8 * st, TMA_STAGE_BYTES);
-        const unsigned a = base + st * TMA_STAGE_BYTES;
-        tmaLoad(a, &mapA, s * 32, (int)m0, full + 8 * st);
-        tmaLoad(a + TMA_TM * 128, &mapB, s * 32, (int)n0, full + 8 * st);
+        issue(base + st * TMA_STAGE_BYTES, s, full + 8 * st);
       }
     }
-    return;
+    return false;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-  float d[128];
 #pragma unroll
   for (int i = 0; i < 128; ++i)
     d[i] = 0.0f;
@@ -155,8 +162,43 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       barrierArrive(empty + 8 * ((s - 1) % TMA_STAGES));
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+  return true;
+}
+
+// This block's tile (m0: its first row of A; its column tile) in groups
+// of 8 tile rows, columns across a group, as dlc_gemm_wgmma: blocks
+// running together share A and B tiles in L2.
+__device__ inline void tmaTile(long long &m0, int &tileN) {
+  const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
+  const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
+  m0 = (long long)(first + id % (8 * numN) % size) * TMA_TM;
+  tileN = id % (8 * numN) / size;
+}
+
+// The GEMM arguments as for the other kernels (A and B unused: the maps
+// say where they are; only C's row stride and beta are read), then the
+// maps. Grid (ceil(N / 256), ceil(M / 128)), 384 threads, TMA_SHARED_BYTES.
+#if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_gemm_tma)
+extern "C" __global__ void __launch_bounds__(384, 1)
+    dlc_gemm_tma(DLC_GEMM_PARAMS, const __grid_constant__ DlcTensorMap mapA,
+                 const __grid_constant__ DlcTensorMap mapB) {
+  extern __shared__ __align__(1024) unsigned char tmaSmem[];
+  const unsigned raw = (unsigned)__cvta_generic_to_shared(tmaSmem);
+  const unsigned base = raw + ((1024 - (raw & 1023)) & 1023); // swizzled stages 1024-aligned
+  long long m0;
+  int tileN;
+  tmaTile(m0, tileN);
+  const long long n0 = (long long)tileN * TMA_TN;
+  float d[128];
+  if (!tmaPipeline(d, base, (int)((K + 31) / 32), [&](unsigned stage, int s, unsigned bar) {
+        barrierExpect(bar, TMA_STAGE_BYTES);
+        tmaLoad(stage, &mapA, s * 32, (int)m0, bar);
+        tmaLoad(stage + TMA_TM * 128, &mapB, s * 32, (int)n0, bar);
+      }))
+    return;
   // d[4j + e]: row (warp % 4) 16 + g + 8 (e / 2), column 8j + 2t + e % 2
   // (C's columns unit-strided: the compiler checked).
+  const int tid = threadIdx.x % 128, row0 = (threadIdx.x / 128 - 1) * 64;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const bool pairs = sCm % 2 == 0 && ((unsigned long long)C & 7) == 0;
 #pragma unroll

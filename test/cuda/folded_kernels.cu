@@ -6,17 +6,23 @@
 // finishGemmLaunch): K split by dlc's rule for the kernel's tile count, and
 // then zeroed first and its tail (BatchNorm's scale and shift, a residual,
 // ReLU) applied by dlc_gemm_epilogue after; whole K, the kernel's _ep twin.
+// The stride-1 convs also run as dlc_conv_tma (conv_tma.cuh) does them: the
+// input transposed to NHWC (dlc_transpose), then the TMA kernel over boxes
+// of the shape the compiler picks (convTmaBox, CompileCuda.cpp), split or
+// with its _ep twin by the same rule for one block an SM.
 // Every result against a float64 reference with the tail applied (largest
 // error over largest value before ReLU, within 5e-3 for tf32), then timed.
 // Not part of the test suite (no GPU there).
 //
 // Here:   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a \
-//           -Iruntime/kernels test/cuda/folded_kernels.cu -o devrun/folded_kernels
+//           -Iruntime/kernels test/cuda/folded_kernels.cu -o devrun/folded_kernels \
+//           -L/usr/local/cuda/lib64/stubs -lcuda
 // Device: devrun/folded_kernels   (through the device tool, carrying devrun/)
 #define DLC_PRECISION_TF32
 #define DLC_ALL_KERNELS
 #include "cuda_check.h"
 #include "gemm_tc.cu"
+#include <cuda.h>
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -80,13 +86,53 @@ Kernel kernels[] = {
      dlc_conv_wgmma_ep, 256, 256, WGMMA_SHARED_BYTES(256, 2, 4), 1},
 };
 
+// cuTensorMapEncodeTiled as the runtime calls it (runtime/cuda.c): tf32,
+// 128-byte swizzle, zeros outside.
+DlcTensorMap tensorMap(const float *p, int rank, const cuuint64_t *dims, const cuuint64_t *strides,
+                       const cuuint32_t *box) {
+  CUtensorMap map;
+  cuuint32_t elementStrides[4] = {1, 1, 1, 1};
+  CUresult r = cuTensorMapEncodeTiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, rank, (void *)p, dims, strides, box, elementStrides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r) {
+    printf("cuTensorMapEncodeTiled failed: %d\n", (int)r);
+    exit(1);
+  }
+  DlcTensorMap out;
+  memcpy(&out, &map, sizeof(map));
+  return out;
+}
+
+// The box of output pixels (BW x BH x BI, a multiple of 8 and at most 256)
+// that wastes least of dlc_conv_tma's 256-column tiles: the same rule as
+// convTmaBox in lib/CodeGen/CompileCuda.cpp.
+void convTmaBox(long long oh, long long ow, long long n, long long box[3], long long &tiles) {
+  double best = -1;
+  for (long long bw = 1; bw <= std::min(ow, 256LL); ++bw)
+    for (long long bh = 1; bh <= std::min(oh, 256 / bw); ++bh)
+      for (long long bi = 1; bi <= std::min(n, 256 / (bw * bh)); ++bi) {
+        long long r = bw * bh * bi;
+        if (r % 8)
+          continue;
+        long long boxes = ((ow + bw - 1) / bw) * ((oh + bh - 1) / bh) * ((n + bi - 1) / bi);
+        long long t = (boxes + 256 / r - 1) / (256 / r);
+        // The least waste, then the fewest boxes a tile (TMA copies), then
+        // the widest (C's stores).
+        double use = (double)(ow * oh * n) / (t * 256) + r * 1e-6 + bw * 1e-9;
+        if (use > best)
+          best = use, box[0] = bw, box[1] = bh, box[2] = bi, tiles = t;
+      }
+}
+
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
   float ms;
   cudaEventElapsedTime(&ms, a, b);
   return ms;
 }
 
-int main() {
+int main(int argc, char **argv) {
   Layer layers[] = {
       // ResNet-50: 1x1 convs as GEMMs, then its 3x3 and strided convs.
       {32, 64, 56, 56, 256, 0, 1, 0},   {32, 256, 56, 56, 64, 0, 1, 0},
@@ -102,17 +148,24 @@ int main() {
       // MobileNetV2's 1x1 convs on 14x14 and 7x7 maps.
       {32, 64, 14, 14, 384, 0, 1, 0},   {32, 384, 14, 14, 96, 0, 1, 0},
       {32, 160, 7, 7, 960, 0, 1, 0},    {32, 960, 7, 7, 160, 0, 1, 0},
-      {32, 320, 7, 7, 1280, 0, 1, 0}};
+      {32, 320, 7, 7, 1280, 0, 1, 0},
+      // Odd shapes for dlc_conv_tma: filters short of a tile, boxes over the
+      // edges, a 5x5 kernel.
+      {3, 32, 9, 11, 40, 3, 1, 1},      {2, 64, 10, 10, 200, 5, 1, 2}};
+  // `folded_kernels stride1`: only the stride-1 convs (dlc_conv_tma's).
+  const bool stride1Only = argc > 1 && !strcmp(argv[1], "stride1");
   int failures = 0;
   srand(1);
   printf("| layer (n c h w f k s) | M | P | K |");
   for (const Kernel &k : kernels)
     printf(" %s per image ms | folded ms |", k.name);
-  printf("\n");
+  printf(" NHWC transpose ms | dlc_conv_tma ms | box |\n");
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   for (const Layer &v : layers) {
+    if (stride1Only && !(v.kh && v.s == 1))
+      continue;
     const long long P = v.P(), K = v.K(), M = v.f, nb = v.n;
     const long long nX = v.kh ? nb * v.c * v.h * v.w : nb * K * P, nW = M * K, nY = nb * M * P;
     std::vector<float> hX(nX), hW(nW), hScale(M), hShift(M), hRes(nY), out(nY);
@@ -200,6 +253,77 @@ int main() {
         printf(" %.4f%s%s |", elapsed(e0, e1) / reps, splits > 1 ? " (split)" : "",
                ok ? "" : " FAIL");
       }
+    }
+    if (v.kh && v.s == 1 && v.c % 32 == 0) {
+      // dlc_conv_tma: X in NHWC (Xt), maps over the filter and Xt.
+      long long box[3], tiles;
+      convTmaBox(v.oh(), v.ow(), nb, box, tiles);
+      const long long tilesMN = tiles * ((M + 127) / 128);
+      const long long splits = std::clamp(132 / tilesMN, 1LL, std::max(1LL, K / 64));
+      float *Xt;
+      CHECK(cudaMalloc(&Xt, nX * 4));
+      const cuuint64_t aDims[2] = {(cuuint64_t)K, (cuuint64_t)M}, aStrides[1] = {(cuuint64_t)K * 4};
+      const cuuint32_t aBox[2] = {32, 128};
+      const cuuint64_t xDims[4] = {(cuuint64_t)v.c, (cuuint64_t)v.w, (cuuint64_t)v.h,
+                                   (cuuint64_t)nb};
+      const cuuint64_t xStrides[3] = {(cuuint64_t)v.c * 4, (cuuint64_t)(v.w * v.c * 4),
+                                      (cuuint64_t)(v.h * v.w * v.c * 4)};
+      const cuuint32_t xBox[4] = {32, (cuuint32_t)box[0], (cuuint32_t)box[1], (cuuint32_t)box[2]};
+      const DlcTensorMap mapA = tensorMap(Wt, 2, aDims, aStrides, aBox),
+                         mapX = tensorMap(Xt, 4, xDims, xStrides, xBox);
+      for (void *f : {(void *)dlc_conv_tma, (void *)dlc_conv_tma_ep})
+        CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   CONV_TMA_SHARED_BYTES));
+      const dim3 grid(tiles, (M + 127) / 128, splits);
+      auto transpose = [&] {
+        dlc_transpose<<<dim3((v.h * v.w + 31) / 32, (v.c + 31) / 32, nb), dim3(32, 8)>>>(
+            X, Xt, v.c, v.h * v.w, v.h * v.w, v.c, v.c * v.h * v.w, v.c * v.h * v.w);
+      };
+      auto conv = [&] {
+#define TMA_ARGS(C)                                                                           \
+  Wt, Xt, C, M, nb * P, K, 0, K, 1, 0, 0, 0, sCb, P, 1, splits, 0, P, v.c, v.kh, v.p, v.p, 1, 1, \
+      v.oh(), v.ow(), nb, box[0], box[1], box[2], mapA, mapX
+        if (splits > 1) {
+          dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, nb), 256>>>(Y, M, P, sCb, P, 1);
+          dlc_conv_tma<<<grid, 384, CONV_TMA_SHARED_BYTES>>>(TMA_ARGS(Y));
+          dlc_gemm_epilogue<<<dim3((M * P + 255) / 256, 1, nb), 256>>>(Y, Z, M, P, sCb, P, 1,
+                                                                      TAIL);
+        } else {
+          dlc_conv_tma_ep<<<grid, 384, CONV_TMA_SHARED_BYTES>>>(TMA_ARGS(Z), TAIL);
+        }
+      };
+      CHECK(cudaMemset(Z, 0xff, nY * 4));
+      transpose();
+      conv();
+      CHECK(cudaDeviceSynchronize());
+      cudaMemcpy(out.data(), Z, nY * 4, cudaMemcpyDeviceToHost);
+      double err = 0;
+      for (long long i = 0; i < nY; ++i) {
+        double d = fabs(out[i] - ref[i]);
+        err = std::max(err, d == d ? d : INFINITY);
+      }
+      bool ok = err / largest < 5e-3;
+      failures += !ok;
+      for (int r = 0; r < 3; ++r)
+        transpose(), conv();
+      const int reps = 20;
+      cudaEventRecord(e0);
+      for (int r = 0; r < reps; ++r)
+        transpose();
+      cudaEventRecord(e1);
+      CHECK(cudaEventSynchronize(e1));
+      const float tMs = elapsed(e0, e1) / reps;
+      cudaEventRecord(e0);
+      for (int r = 0; r < reps; ++r)
+        conv();
+      cudaEventRecord(e1);
+      CHECK(cudaEventSynchronize(e1));
+      CHECK(cudaGetLastError());
+      printf(" %.4f | %.4f%s%s | %lld x %lld x %lld |", tMs, elapsed(e0, e1) / reps,
+             splits > 1 ? " (split)" : "", ok ? "" : " FAIL", box[0], box[1], box[2]);
+      cudaFree(Xt);
+    } else {
+      printf(" - | - | - |");
     }
     printf("\n");
     for (void *p : {(void *)X, (void *)Wt, (void *)Y, (void *)Z, (void *)res, (void *)scale,
