@@ -24,19 +24,26 @@ def gemm(n=4096):
     return model
 
 
-def conv(n=2, c=32, hw=9, f=128):
-    """One 3x3 conv (pads 1, random weights and bias) and a ReLU: the shape
-    dlc_conv_tma runs on Hopper (the lit test test/CodeGen/cuda.test)."""
+def convs(n=8, c=32, hw=9, layers=((128, 3, 1),)):
+    """Convs (f filters, k x k, stride s each, pads k // 2, random weights and
+    bias), each with a ReLU, one after another: the shapes dlc_conv_tma runs
+    on Hopper (the lit test test/CodeGen/cuda.test)."""
     import numpy as np
     rng = np.random.default_rng(0)
+    nodes, inits, name = [], [], "x"
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [n, c, hw, hw])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, f, hw, hw])
-    w = helper.make_tensor("w", TensorProto.FLOAT, [f, c, 3, 3],
-                           rng.uniform(-1, 1, f * c * 9).astype(np.float32))
-    b = helper.make_tensor("b", TensorProto.FLOAT, [f], rng.uniform(-1, 1, f).astype(np.float32))
-    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["z"], pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["z"], ["y"])]
-    graph = helper.make_graph(nodes, "conv3x3", [x], [y], [w, b])
+    for i, (f, k, stride) in enumerate(layers):
+        w = helper.make_tensor(f"w{i}", TensorProto.FLOAT, [f, c, k, k],
+                               rng.uniform(-1, 1, f * c * k * k).astype(np.float32))
+        b = helper.make_tensor(f"b{i}", TensorProto.FLOAT, [f],
+                               rng.uniform(-1, 1, f).astype(np.float32))
+        inits += [w, b]
+        nodes += [helper.make_node("Conv", [name, f"w{i}", f"b{i}"], [f"z{i}"],
+                                   pads=[k // 2] * 4, strides=[stride, stride]),
+                  helper.make_node("Relu", [f"z{i}"], [f"y{i}"])]
+        name, c, hw = f"y{i}", f, (hw + 2 * (k // 2) - k) // stride + 1
+    y = helper.make_tensor_value_info(name, TensorProto.FLOAT, [n, c, hw, hw])
+    graph = helper.make_graph(nodes, "convs", [x], [y], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", build_models.OPSET)])
     model.ir_version = build_models.IR_VERSION
     return model

@@ -183,10 +183,11 @@ static int capture(struct dlc_gpu_state *g, char *error, size_t size) {
   for (int i = 0; i < meta->num_tensor_maps; ++i) {
     const dlc_gpu_tensor_map *t = &meta->tensor_maps[i];
     unsigned long long dims[4], strides[3];
-    unsigned box[4], element_strides[4] = {1, 1, 1, 1};
+    unsigned box[4], element_strides[4];
     for (int d = 0; d < t->rank; ++d) {
       dims[d] = (unsigned long long)t->dims[d];
       box[d] = (unsigned)t->box[d];
+      element_strides[d] = (unsigned)t->element_strides[d];
       if (d > 0)
         strides[d - 1] = (unsigned long long)t->strides[d - 1];
     }

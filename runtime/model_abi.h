@@ -50,14 +50,15 @@ typedef struct dlc_gpu_arg {
 } dlc_gpu_arg;
 /* A TMA tensor map the runtime encodes at create (cuTensorMapEncodeTiled):
  * a `rank`-d tensor of floats from `buffer` (a buffer argument), dims[0]
- * contiguous, dimension d + 1 `strides[d]` bytes apart, in boxes of
- * `box` elements, 128-byte swizzle, data type TFLOAT32, zeros outside
- * (dlc_gemm_tma's [rows, K] operands; dlc_conv_tma's NHWC input, rank 4). */
+ * contiguous, dimension d + 1 `strides[d]` bytes apart, in boxes spanning
+ * `box` elements of which every element_strides-th is read, 128-byte
+ * swizzle, data type TFLOAT32, zeros outside (dlc_gemm_tma's [rows, K]
+ * operands; dlc_conv_tma's NHWC input, rank 4). */
 typedef struct dlc_gpu_tensor_map {
   dlc_gpu_arg buffer;
   int32_t rank;
   int64_t dims[4], strides[3];
-  int32_t box[4];
+  int32_t box[4], element_strides[4];
 } dlc_gpu_tensor_map;
 typedef struct dlc_gpu_launch {
   int32_t image; /* which kernel image holds the kernel */

@@ -70,13 +70,14 @@ struct Launch {
 /// A TMA tensor map, which the runtime encodes at create time
 /// (cuTensorMapEncodeTiled; runtime/cuda.c): a `rank`-d tensor of floats
 /// from `buffer`, dims[0] contiguous, dimension d + 1 strides[d] bytes
-/// apart, in boxes of `box`, 128-byte swizzle, read as tf32 (rounded to
+/// apart, in boxes spanning `box` elements of which every
+/// elementStrides-th is read, 128-byte swizzle, read as tf32 (rounded to
 /// nearest), zeros outside. A launch argument of kind "tensor_map" passes
 /// map `index`.
 struct TensorMap {
   LaunchArg buffer;
   int rank = 2;
-  int64_t dims[4] = {}, strides[3] = {}, box[4] = {};
+  int64_t dims[4] = {}, strides[3] = {}, box[4] = {}, elementStrides[4] = {1, 1, 1, 1};
 };
 
 struct CudaProgram {
@@ -381,8 +382,7 @@ bool tmaGemmLaunch(int64_t m, int64_t n, int64_t k, int64_t batches,
     t.kernel = "dlc_transpose";
     t.grid[0] = (n + 31) / 32, t.grid[1] = (k + 31) / 32, t.grid[2] = 1;
     t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
-    t.args = {b,   bt, {"i64", 0, k}, {"i64", 0, n}, {"i64", 0, sBk}, {"i64", 0, ldt},
-              {"i64", 0, 0}, {"i64", 0, 0}}; // one batch
+    t.args = {b, bt, {"i64", 0, k}, {"i64", 0, n}, {"i64", 0, sBk}, {"i64", 0, ldt}};
     before = std::move(t);
   }
   LaunchArg mapA = map(a, m, sAm, 128), mapB = map(bt, n, ldt, 256);
@@ -471,15 +471,17 @@ bool gemmLaunch(linalg::LinalgOp op, Block &entry, size_t ni, size_t no,
 /// The box of output pixels, bw x bh x bi (columns, rows, images), that
 /// dlc_conv_tma (runtime/kernels/conv_tma.cuh) fills its 256-pixel tiles
 /// with: a multiple of 8 pixels (each box on a whole swizzle period), at
-/// most 256, wasting least of the tiles; then the fewest boxes a tile (TMA
+/// most 256, spanning at most 256 input columns and rows at strides sw and
+/// sh, wasting least of the tiles; then the fewest boxes a tile (TMA
 /// copies); then the widest (runs of C stored whole). `tiles` is how many
 /// tiles cover the output. ResNet-50 at batch 32: 56x56 at 8 x 1 x 32,
 /// 28x28 at 4 x 2 x 32, 14x14 at 2 x 2 x 32, 7x7 at 7 x 1 x 32 (224 of 256:
 /// 7 has no factor of 2). test/cuda/folded_kernels.cu repeats the rule.
-void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t box[3], int64_t &tiles) {
+void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t sh, int64_t sw, int64_t box[3],
+                int64_t &tiles) {
   double best = -1;
-  for (int64_t bw = 1; bw <= std::min<int64_t>(ow, 256); ++bw)
-    for (int64_t bh = 1; bh <= std::min<int64_t>(oh, 256 / bw); ++bh)
+  for (int64_t bw = 1; bw <= std::min<int64_t>(ow, 256 / sw); ++bw)
+    for (int64_t bh = 1; bh <= std::min<int64_t>(oh, std::min(256 / bw, 256 / sh)); ++bh)
       for (int64_t bi = 1; bi <= std::min<int64_t>(images, 256 / (bw * bh)); ++bi) {
         int64_t r = bw * bh * bi;
         if (r % 8)
@@ -492,19 +494,29 @@ void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t box[3], int64_t 
       }
 }
 
-/// dlc_conv_tma's launch for a stride-1 conv on Hopper in tf32 (ResNet's
-/// 3x3 convs), with `transpose` writing its input channels-last into the
-/// scratch after the arena first (dlc_transpose, image by image), and
-/// `zero` where it overwrites C but splits K; false (nothing set) where
-/// the conv does not qualify. Measured on an H100
-/// (test/cuda/folded_kernels.cu, BatchNorm, a residual and ReLU fused, batch
-/// 32, transposing included) against the kernel finishGemmLaunch picks:
-/// ResNet-50's 3x3 conv of 128 on 28x28 0.059 against 0.117 ms, 256 on 14x14
-/// 0.075 against 0.100, 512 on 7x7 0.053 against 0.083; of 64 on 56x56
-/// 0.134 against 0.124, since its 64 filters leave half of each 128-row tile
-/// idle: hence 128 filters or more. K is split as for the 256-row wgmma
-/// tiles (one block an SM). `a`, `x`, `c`: the filter, input and output
-/// buffers; `sOut` the output's strides.
+/// dlc_conv_tma's launch for a conv on Hopper in tf32 (ResNet's 3x3 and
+/// strided 1x1 convs), with `transpose` writing its input channels-last
+/// into the scratch after the arena first (dlc_to_nhwc; a strided 1x1
+/// conv's subsampled, so that it runs at stride 1), and `zero` where it
+/// overwrites C but splits K; false (nothing set) where the conv does not
+/// qualify. `a`, `x`, `c`: the filter, input and output buffers; `sOut` the
+/// output's strides.
+/// Measured on an H100 (test/cuda/folded_kernels.cu, batch 32, BatchNorm, a
+/// residual and ReLU fused, the input's copy included) against the kernel
+/// finishGemmLaunch picks, in ms:
+/// - ResNet-50's 3x3 convs: 128 filters on 28x28 0.059 against 0.117, 256
+///   on 14x14 0.075 against 0.100, 512 on 7x7 0.053 against 0.083; 64 on
+///   56x56 0.134 against 0.124 on 128-row tiles (half of each idle), 0.104
+///   on 64-row ones (dlc_conv_tma_m64, taken for 64 filters or fewer);
+/// - its 3x3 stride-2 convs: 128 on 56x56 0.114 against 0.146 (in the
+///   model), 256 on 28x28 0.102 against 0.115, 512 on 14x14 0.063 against
+///   0.093;
+/// - its strided 1x1 convs: 512 to 1024 channels 0.124 against 0.157, 1024
+///   to 2048 0.058 against 0.138; 256 to 512 0.166 against 0.158, its 8 K
+///   steps too few for the tile's fill and store: hence K of 512 or more.
+/// K is split as for the 256-row wgmma tiles (one block an SM). Only for
+/// batches of 8 or more: measured at 32, while batch 1 keeps the kernels
+/// and rule tuned on it.
 bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
                    const LaunchArg &c, ArrayRef<int64_t> sOut, const std::string &chip,
                    CudaProgram &program, Launch &l, std::optional<Launch> &transpose,
@@ -514,46 +526,55 @@ bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
           ch = in.getDimSize(1), h = in.getDimSize(2), wd = in.getDimSize(3);
   ArrayRef<int64_t> ks = conv.getKernelSize(), st = conv.getStrides(), pad = conv.getPadding(),
                     dil = conv.getDilations(), outSize = conv.getOutputSize();
-  int64_t oh = outSize[0], ow = outSize[1], pixels = images * ch * h * wd;
+  int64_t oh = outSize[0], ow = outSize[1];
+  // A strided 1x1 conv without padding reads every st-th pixel: the copy
+  // takes only those, and the conv runs at stride 1 on the output's grid.
+  bool subsample = ks[0] == 1 && ks[1] == 1 && pad[0] == 0 && pad[1] == 0;
+  int64_t xh = subsample ? oh : h, xw = subsample ? ow : wd, sh = subsample ? 1 : st[0],
+          sw = subsample ? 1 : st[1], pixels = images * ch * xh * xw;
   // 32 channels a K step (one tap); 32-bit column offsets; TMA's 16-byte
-  // aligned rows (the filter's, a multiple of 4 floats with ch).
-  if (!usesWgmma(chip) || st[0] != 1 || st[1] != 1 || ch % 32 || m < 128 || a.value % 16 ||
+  // aligned rows (the filter's, a multiple of 4 floats with ch) and element
+  // strides up to 8.
+  if (!usesWgmma(chip) || images < 8 || ch % 32 || a.value % 16 || sh > 8 || sw > 8 ||
+      (subsample && k < 512) ||
       images * sOut[0] >= (int64_t(1) << 31) || pixels >= (int64_t(1) << 31) ||
       k != ks[0] * ks[1] * ch)
     return false;
   int64_t box[3], tiles = 0;
-  convTmaBox(oh, ow, images, box, tiles);
+  convTmaBox(oh, ow, images, sh, sw, box, tiles);
   auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
   // The NHWC input at the start of the scratch.
   LaunchArg xt = {"arena", 0, (program.arenaBytes + 255) / 256 * 256};
   program.scratchBytes = std::max(program.scratchBytes, pixels * 4);
   Launch t;
   t.image = 1;
-  t.kernel = "dlc_transpose";
-  t.grid[0] = (h * wd + 31) / 32, t.grid[1] = (ch + 31) / 32, t.grid[2] = images;
+  t.kernel = "dlc_to_nhwc";
+  t.grid[0] = (xh * xw + 31) / 32, t.grid[1] = (ch + 31) / 32, t.grid[2] = images;
   t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
-  t.args = {x, xt, i64(ch), i64(h * wd), i64(h * wd), i64(ch), i64(ch * h * wd), i64(ch * h * wd)};
+  t.args = {x,       xt,      i64(ch),          i64(h),          i64(wd),
+            i64(xh), i64(xw), i64(st[0] / sh), i64(st[1] / sw)};
   transpose = std::move(t);
   TensorMap xm;
   xm.buffer = xt, xm.rank = 4;
-  int64_t dims[4] = {ch, wd, h, images}, strides[3] = {ch * 4, wd * ch * 4, h * wd * ch * 4},
-          boxDims[4] = {32, box[0], box[1], box[2]};
+  int64_t dims[4] = {ch, xw, xh, images}, strides[3] = {ch * 4, xw * ch * 4, xh * xw * ch * 4},
+          boxDims[4] = {32, box[0] * sw, box[1] * sh, box[2]}, steps[4] = {1, sw, sh, 1};
   std::copy(dims, dims + 4, xm.dims);
   std::copy(strides, strides + 3, xm.strides);
   std::copy(boxDims, boxDims + 4, xm.box);
+  std::copy(steps, steps + 4, xm.elementStrides);
   program.tensorMaps.push_back(xm);
   LaunchArg mapX{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
-  LaunchArg mapA = rowsMap(program, a, k, m, k, 128);
-  int64_t tilesMN = tiles * ((m + 127) / 128);
+  const int64_t tm = m <= 64 ? 64 : 128; // the tile's rows (filters)
+  LaunchArg mapA = rowsMap(program, a, k, m, k, tm);
+  int64_t tilesMN = tiles * ((m + tm - 1) / tm);
   int64_t splits = std::clamp<int64_t>(132 / tilesMN, 1, std::max<int64_t>(1, k / 64));
   l.image = 1;
-  l.kernel = "dlc_conv_tma";
-  l.grid[0] = tiles, l.grid[1] = (m + 127) / 128, l.grid[2] = splits;
+  l.kernel = tm == 64 ? "dlc_conv_tma_m64" : "dlc_conv_tma";
+  l.grid[0] = tiles, l.grid[1] = (m + tm - 1) / tm, l.grid[2] = splits;
   l.block[0] = 384, l.block[1] = 1, l.block[2] = 1;
-  // dlc_gemm_tma's (4 stages of 128 x 32 and 256 x 32 floats, 1024 bytes
-  // to align them, 8 barriers), then 256 column offsets
-  // (CONV_TMA_SHARED_BYTES).
-  l.sharedBytes = 4 * (128 + 256) * 32 * 4 + 1024 + 8 * 8 + 256 * 4;
+  // 4 stages of tm x 32 and 256 x 32 floats, 1024 bytes to align them, 8
+  // barriers, then 256 column offsets (CONV_TMA_SHARED_BYTES_TM).
+  l.sharedBytes = 4 * (tm + 256) * 32 * 4 + 1024 + 8 * 8 + 256 * 4;
   // The GEMM arguments as the other kernels take them (A, B, C, M, N, K,
   // the strides of A, B and C, splits, beta, P), then the conv's.
   std::vector<LaunchArg> strides3 = {i64(0), i64(k), i64(1), i64(0), i64(0), i64(0),
@@ -561,8 +582,9 @@ bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
   l.args = {a, xt, c, i64(m), i64(images * oh * ow), i64(k)};
   l.args.insert(l.args.end(), strides3.begin(), strides3.end());
   bool overwrite = conv.getOverwrite();
-  for (int64_t v : {splits, overwrite ? int64_t(0) : int64_t(1), oh * ow, ch, ks[1], pad[0],
-                    pad[1], dil[0], dil[1], oh, ow, images, box[0], box[1], box[2]})
+  int64_t ph = subsample ? 0 : pad[0], pw = subsample ? 0 : pad[1];
+  for (int64_t v : {splits, overwrite ? int64_t(0) : int64_t(1), oh * ow, ch, ks[1], sh, sw, ph,
+                    pw, dil[0], dil[1], oh, ow, images, box[0], box[1], box[2]})
     l.args.push_back(i64(v));
   l.args.push_back(mapA);
   l.args.push_back(mapX);
@@ -673,7 +695,8 @@ bool addEpilogue(linalg::GenericOp epilogue, Block &entry, size_t ni, size_t no,
   // into N)[, the conv's geometry].
   const std::vector<LaunchArg> &g = gemm.args;
   llvm::StringRef kernel = gemm.kernel;
-  bool hasTwin = kernel.contains("_tf32") || kernel.contains("_wgmma") || kernel == "dlc_conv_tma";
+  bool hasTwin =
+      kernel.contains("_tf32") || kernel.contains("_wgmma") || kernel.starts_with("dlc_conv_tma");
   if (hasTwin && g[15].value == 1 && g[16].value == 0) {
     gemm.kernel += "_ep";
     gemm.args[2] = y;
@@ -865,6 +888,8 @@ nlohmann::json planJson(const CudaProgram &p, const dlc::CompileOptions &opts) {
         map["dims"] = std::vector<int64_t>(t.dims, t.dims + t.rank);
         map["strides_bytes"] = std::vector<int64_t>(t.strides, t.strides + t.rank - 1);
         map["box"] = std::vector<int64_t>(t.box, t.box + t.rank);
+        map["element_strides"] =
+            std::vector<int64_t>(t.elementStrides, t.elementStrides + t.rank);
         map["swizzle_bytes"] = 128;
         map["data_type"] = "tf32";
         args.push_back({{"tensor_map", map}});
@@ -961,8 +986,9 @@ std::string gpuTables(const CudaProgram &p, const dlc::CompileOptions &opts, int
   };
   for (const TensorMap &t : p.tensorMaps)
     src += "{" + arg(t.buffer) + ", " + std::to_string(t.rank) + ", " + list(t.dims, 4, "LL") +
-           ", " + list(t.strides, 3, "LL") + ", " + list(t.box, 4, "") + "}, ";
-  src += "{{0, 0, 0}, 0, {0}, {0}, {0}}};\n";
+           ", " + list(t.strides, 3, "LL") + ", " + list(t.box, 4, "") + ", " +
+           list(t.elementStrides, 4, "") + "}, ";
+  src += "{{0, 0, 0}, 0, {0}, {0}, {0}, {0}}};\n";
   src += "static const dlc_gpu_launch launches[] = {\n";
   for (size_t i = 0; i < p.launches.size(); ++i) {
     const Launch &l = p.launches[i];

@@ -26,10 +26,14 @@ struct alignas(64) DlcTensorMap {
 #define TMA_TM 128
 #define TMA_TN 256
 #define TMA_STAGES 4
-#define TMA_STAGE_BYTES ((TMA_TM + TMA_TN) * 32 * 4)
-// Dynamic shared memory of dlc_gemm_tma (dlc::gemmSharedBytes says the
+// A stage: TM rows of A and TMA_TN of B^T, 32 floats each (TM 128, or 64
+// for dlc_conv_tma_m64).
+#define TMA_STAGE_BYTES_TM(TM) (((TM) + TMA_TN) * 32 * 4)
+#define TMA_STAGE_BYTES TMA_STAGE_BYTES_TM(TMA_TM)
+// Dynamic shared memory of the TMA kernels (dlc::gemmSharedBytes says the
 // same): the stages, 1024 bytes to align them, the stages' two barriers.
-#define TMA_SHARED_BYTES (TMA_STAGES * TMA_STAGE_BYTES + 1024 + 2 * TMA_STAGES * 8)
+#define TMA_SHARED_BYTES_TM(TM) (TMA_STAGES * TMA_STAGE_BYTES_TM(TM) + 1024 + 2 * TMA_STAGES * 8)
+#define TMA_SHARED_BYTES TMA_SHARED_BYTES_TM(TMA_TM)
 
 __device__ inline void barrierInit(unsigned bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
@@ -72,6 +76,20 @@ __device__ inline void tmaLoad4(unsigned dst, const DlcTensorMap *map, int c, in
                : "memory");
 }
 
+// D += A B^T, m64n128k8, both operands through descriptors.
+__device__ inline void wgmma_n128_ss(float (&d)[64], unsigned long long a,
+                                     unsigned long long b) {
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+               "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+               "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+               "}, %64, %65, 1, 1, 1;\n"
+               : WGMMA_D8(0), WGMMA_D8(8), WGMMA_D8(16), WGMMA_D8(24), WGMMA_D8(32),
+                 WGMMA_D8(40), WGMMA_D8(48), WGMMA_D8(56)
+               : "l"(a), "l"(b));
+}
+
 // D += A B^T, m64n256k8, both operands through descriptors.
 __device__ inline void wgmma_n256_ss(float (&d)[128], unsigned long long a,
                                      unsigned long long b) {
@@ -82,17 +100,13 @@ __device__ inline void wgmma_n256_ss(float (&d)[128], unsigned long long a,
 }
 
 // Bt [N, K] (rows ldt floats apart) = B^T, B [K, N] with rows sBk floats
-// apart, for each of grid.z batches (sBb and sTb floats apart in B and
-// Bt): 32 x 32 tiles through shared memory, both sides coalesced. Grid
-// (ceil(N / 32), ceil(K / 32), batches), 32 x 8 threads. Also a conv
-// input's NCHW -> NHWC (K channels, N pixels an image) for dlc_conv_tma.
+// apart: 32 x 32 tiles through shared memory, both sides coalesced. Grid
+// (ceil(N / 32), ceil(K / 32)), 32 x 8 threads.
 #if defined(DLC_ALL_KERNELS) || defined(DLC_WANT_dlc_transpose)
 extern "C" __global__ void dlc_transpose(const float *__restrict__ B, float *__restrict__ Bt,
                                          long long K, long long N, long long sBk,
-                                         long long ldt, long long sBb, long long sTb) {
+                                         long long ldt) {
   __shared__ float tile[32][33];
-  B += blockIdx.z * sBb;
-  Bt += blockIdx.z * sTb;
   long long n = blockIdx.x * 32 + threadIdx.x, k = blockIdx.y * 32 + threadIdx.y;
 #pragma unroll
   for (int i = 0; i < 32; i += 8)
@@ -108,18 +122,21 @@ extern "C" __global__ void dlc_transpose(const float *__restrict__ B, float *__r
 #endif
 
 // The producer/consumer pipeline of the TMA kernels (dlc_gemm_tma,
-// dlc_conv_tma), 384 threads over TMA_STAGES stages from `base` (1024-byte
-// aligned, the stages' barriers after them): warp group 0 produces, one
-// thread calling `issue(stage, s, bar)` for step s once the stage is free
-// (it expects the step's bytes on `bar` and starts the copies); warp
-// groups 1 and 2 consume, each m64n256k8 wgmmas over its 64 rows of the
-// stage's A tile against its 256 rows of B^T (both operands through
-// shared-memory descriptors), handing stages back and forth on mbarriers.
-// Returns false in the producer, which has nothing left to do, and true in
-// the consumers with their rows' accumulators in `d`.
-template <class Issue>
-__device__ inline bool tmaPipeline(float (&d)[128], unsigned base, int steps, Issue issue) {
-  const unsigned full = base + TMA_STAGES * TMA_STAGE_BYTES, empty = full + TMA_STAGES * 8;
+// dlc_conv_tma), 384 threads over TMA_STAGES stages of TM rows of A and
+// 256 of B^T from `base` (1024-byte aligned, the stages' barriers after
+// them): warp group 0 produces, one thread calling `issue(stage, s, bar)`
+// for step s once the stage is free (it expects the step's bytes on `bar`
+// and starts the copies); warp groups 1 and 2 consume, handing stages
+// back and forth on mbarriers, with wgmmas whose operands both come
+// through shared-memory descriptors. TM 128: each consumer m64n256k8 over
+// its 64 rows of A against all 256 of B^T; TM 64: m64n128k8 over all 64
+// rows of A against its 128 of B^T. Returns false in the producer, which
+// has nothing left to do, and true in the consumers with their part of the
+// tile in `d`.
+template <int TM, class Issue>
+__device__ inline bool tmaPipeline(float (&d)[TM], unsigned base, int steps, Issue issue) {
+  constexpr unsigned stageBytes = TMA_STAGE_BYTES_TM(TM);
+  const unsigned full = base + TMA_STAGES * stageBytes, empty = full + TMA_STAGES * 8;
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
@@ -136,25 +153,30 @@ __device__ inline bool tmaPipeline(float (&d)[128], unsigned base, int steps, Is
         const int st = s % TMA_STAGES;
         // A fresh barrier counts as having completed the phase before.
         barrierWait(empty + 8 * st, ((s / TMA_STAGES) & 1) ^ 1);
-        issue(base + st * TMA_STAGE_BYTES, s, full + 8 * st);
+        issue(base + st * stageBytes, s, full + 8 * st);
       }
     }
     return false;
   }
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
 #pragma unroll
-  for (int i = 0; i < 128; ++i)
+  for (int i = 0; i < TM; ++i)
     d[i] = 0.0f;
-  const int row0 = (wg - 1) * 64; // this warp group's rows of the tile
+  // This warp group's rows of A and of B^T in a stage.
+  const unsigned aRows = TM == 128 ? (wg - 1) * 64 : 0, bRows = TM == 128 ? 0 : (wg - 1) * 128;
   for (int s = 0; s < steps; ++s) {
     const int st = s % TMA_STAGES;
     barrierWait(full + 8 * st, (s / TMA_STAGES) & 1);
-    const unsigned a = base + st * TMA_STAGE_BYTES + row0 * 128,
-                   b = base + st * TMA_STAGE_BYTES + TMA_TM * 128;
+    const unsigned a = base + st * stageBytes + aRows * 128,
+                   b = base + st * stageBytes + (TM + bRows) * 128;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) // k8 slices: 32 bytes along the swizzled rows
-      wgmma_n256_ss(d, wgmmaDescriptor(a + kk * 32), wgmmaDescriptor(b + kk * 32));
+    for (int kk = 0; kk < 4; ++kk) { // k8 slices: 32 bytes along the swizzled rows
+      if constexpr (TM == 128)
+        wgmma_n256_ss(d, wgmmaDescriptor(a + kk * 32), wgmmaDescriptor(b + kk * 32));
+      else
+        wgmma_n128_ss(d, wgmmaDescriptor(a + kk * 32), wgmmaDescriptor(b + kk * 32));
+    }
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     // The previous step's wgmmas are done: its stage goes back.
     asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -165,13 +187,13 @@ __device__ inline bool tmaPipeline(float (&d)[128], unsigned base, int steps, Is
   return true;
 }
 
-// This block's tile (m0: its first row of A; its column tile) in groups
-// of 8 tile rows, columns across a group, as dlc_gemm_wgmma: blocks
-// running together share A and B tiles in L2.
-__device__ inline void tmaTile(long long &m0, int &tileN) {
+// This block's tile (m0: its first row of A, tiles of TM rows; its column
+// tile) in groups of 8 tile rows, columns across a group, as
+// dlc_gemm_wgmma: blocks running together share A and B tiles in L2.
+__device__ inline void tmaTile(int TM, long long &m0, int &tileN) {
   const int numN = gridDim.x, numM = gridDim.y, id = blockIdx.y * numN + blockIdx.x;
   const int first = id / (8 * numN) * 8, size = min(numM - first, 8);
-  m0 = (long long)(first + id % (8 * numN) % size) * TMA_TM;
+  m0 = (long long)(first + id % (8 * numN) % size) * TM;
   tileN = id % (8 * numN) / size;
 }
 
@@ -187,10 +209,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const unsigned base = raw + ((1024 - (raw & 1023)) & 1023); // swizzled stages 1024-aligned
   long long m0;
   int tileN;
-  tmaTile(m0, tileN);
+  tmaTile(TMA_TM, m0, tileN);
   const long long n0 = (long long)tileN * TMA_TN;
   float d[128];
-  if (!tmaPipeline(d, base, (int)((K + 31) / 32), [&](unsigned stage, int s, unsigned bar) {
+  if (!tmaPipeline<TMA_TM>(d, base, (int)((K + 31) / 32), [&](unsigned stage, int s, unsigned bar) {
         barrierExpect(bar, TMA_STAGE_BYTES);
         tmaLoad(stage, &mapA, s * 32, (int)m0, bar);
         tmaLoad(stage + TMA_TM * 128, &mapB, s * 32, (int)n0, bar);

@@ -6,10 +6,12 @@
 // finishGemmLaunch): K split by dlc's rule for the kernel's tile count, and
 // then zeroed first and its tail (BatchNorm's scale and shift, a residual,
 // ReLU) applied by dlc_gemm_epilogue after; whole K, the kernel's _ep twin.
-// The stride-1 convs also run as dlc_conv_tma (conv_tma.cuh) does them: the
-// input transposed to NHWC (dlc_transpose), then the TMA kernel over boxes
-// of the shape the compiler picks (convTmaBox, CompileCuda.cpp), split or
-// with its _ep twin by the same rule for one block an SM.
+// The convs over 32 channels or a multiple also run as dlc_conv_tma
+// (conv_tma.cuh) does them: the input copied to NHWC (dlc_to_nhwc; a
+// strided 1x1 conv's subsampled), then the TMA kernel over boxes of the
+// shape the compiler picks (convTmaBox, CompileCuda.cpp), split or with its
+// _ep twin by the same rule for one block an SM (64-row tiles,
+// dlc_conv_tma_m64, for 64 filters or fewer).
 // Every result against a float64 reference with the tail applied (largest
 // error over largest value before ReLU, within 5e-3 for tf32), then timed.
 // Not part of the test suite (no GPU there).
@@ -22,6 +24,7 @@
 #define DLC_ALL_KERNELS
 #include "cuda_check.h"
 #include "gemm_tc.cu"
+#include <cstring>
 #include <cuda.h>
 #include <algorithm>
 #include <cmath>
@@ -89,9 +92,8 @@ Kernel kernels[] = {
 // cuTensorMapEncodeTiled as the runtime calls it (runtime/cuda.c): tf32,
 // 128-byte swizzle, zeros outside.
 DlcTensorMap tensorMap(const float *p, int rank, const cuuint64_t *dims, const cuuint64_t *strides,
-                       const cuuint32_t *box) {
+                       const cuuint32_t *box, const cuuint32_t *elementStrides) {
   CUtensorMap map;
-  cuuint32_t elementStrides[4] = {1, 1, 1, 1};
   CUresult r = cuTensorMapEncodeTiled(
       &map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, rank, (void *)p, dims, strides, box, elementStrides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
@@ -105,13 +107,15 @@ DlcTensorMap tensorMap(const float *p, int rank, const cuuint64_t *dims, const c
   return out;
 }
 
-// The box of output pixels (BW x BH x BI, a multiple of 8 and at most 256)
-// that wastes least of dlc_conv_tma's 256-column tiles: the same rule as
+// The box of output pixels (BW x BH x BI, a multiple of 8 and at most 256,
+// spanning at most 256 input columns and rows at strides sw, sh) that
+// wastes least of dlc_conv_tma's 256-column tiles: the same rule as
 // convTmaBox in lib/CodeGen/CompileCuda.cpp.
-void convTmaBox(long long oh, long long ow, long long n, long long box[3], long long &tiles) {
+void convTmaBox(long long oh, long long ow, long long n, long long sh, long long sw,
+                long long box[3], long long &tiles) {
   double best = -1;
-  for (long long bw = 1; bw <= std::min(ow, 256LL); ++bw)
-    for (long long bh = 1; bh <= std::min(oh, 256 / bw); ++bh)
+  for (long long bw = 1; bw <= std::min(ow, 256 / sw); ++bw)
+    for (long long bh = 1; bh <= std::min(oh, std::min(256 / bw, 256 / sh)); ++bh)
       for (long long bi = 1; bi <= std::min(n, 256 / (bw * bh)); ++bi) {
         long long r = bw * bh * bi;
         if (r % 8)
@@ -152,19 +156,19 @@ int main(int argc, char **argv) {
       // Odd shapes for dlc_conv_tma: filters short of a tile, boxes over the
       // edges, a 5x5 kernel.
       {3, 32, 9, 11, 40, 3, 1, 1},      {2, 64, 10, 10, 200, 5, 1, 2}};
-  // `folded_kernels stride1`: only the stride-1 convs (dlc_conv_tma's).
-  const bool stride1Only = argc > 1 && !strcmp(argv[1], "stride1");
+  // `folded_kernels convs`: only the implicit-GEMM convs.
+  const bool convsOnly = argc > 1 && !strcmp(argv[1], "convs");
   int failures = 0;
   srand(1);
   printf("| layer (n c h w f k s) | M | P | K |");
   for (const Kernel &k : kernels)
     printf(" %s per image ms | folded ms |", k.name);
-  printf(" NHWC transpose ms | dlc_conv_tma ms | box |\n");
+  printf(" to NHWC ms | dlc_conv_tma ms | box |\n");
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   for (const Layer &v : layers) {
-    if (stride1Only && !(v.kh && v.s == 1))
+    if (convsOnly && !v.kh)
       continue;
     const long long P = v.P(), K = v.K(), M = v.f, nb = v.n;
     const long long nX = v.kh ? nb * v.c * v.h * v.w : nb * K * P, nW = M * K, nY = nb * M * P;
@@ -254,42 +258,52 @@ int main(int argc, char **argv) {
                ok ? "" : " FAIL");
       }
     }
-    if (v.kh && v.s == 1 && v.c % 32 == 0) {
-      // dlc_conv_tma: X in NHWC (Xt), maps over the filter and Xt.
+    if (v.kh && v.c % 32 == 0) {
+      // dlc_conv_tma: X in NHWC (Xt; a strided 1x1 conv's subsampled, then
+      // run at stride 1), maps over the filter and Xt.
+      const bool sub = v.kh == 1 && v.p == 0;
+      const long long xh = sub ? v.oh() : v.h, xw = sub ? v.ow() : v.w, st = sub ? 1 : v.s;
       long long box[3], tiles;
-      convTmaBox(v.oh(), v.ow(), nb, box, tiles);
-      const long long tilesMN = tiles * ((M + 127) / 128);
+      convTmaBox(v.oh(), v.ow(), nb, st, st, box, tiles);
+      // 64-row tiles for 64 filters or fewer (dlc_conv_tma_m64), as the
+      // compiler picks.
+      const long long TM = M <= 64 ? 64 : 128;
+      const long long tilesMN = tiles * ((M + TM - 1) / TM);
       const long long splits = std::clamp(132 / tilesMN, 1LL, std::max(1LL, K / 64));
+      const int shared = TM == 64 ? CONV_TMA_SHARED_BYTES_TM(64) : CONV_TMA_SHARED_BYTES_TM(128);
+      const auto plainKernel = TM == 64 ? dlc_conv_tma_m64 : dlc_conv_tma;
+      const auto epKernel = TM == 64 ? dlc_conv_tma_m64_ep : dlc_conv_tma_ep;
       float *Xt;
       CHECK(cudaMalloc(&Xt, nX * 4));
       const cuuint64_t aDims[2] = {(cuuint64_t)K, (cuuint64_t)M}, aStrides[1] = {(cuuint64_t)K * 4};
-      const cuuint32_t aBox[2] = {32, 128};
-      const cuuint64_t xDims[4] = {(cuuint64_t)v.c, (cuuint64_t)v.w, (cuuint64_t)v.h,
+      const cuuint32_t aBox[2] = {32, (cuuint32_t)TM}, ones[2] = {1, 1};
+      const cuuint64_t xDims[4] = {(cuuint64_t)v.c, (cuuint64_t)xw, (cuuint64_t)xh,
                                    (cuuint64_t)nb};
-      const cuuint64_t xStrides[3] = {(cuuint64_t)v.c * 4, (cuuint64_t)(v.w * v.c * 4),
-                                      (cuuint64_t)(v.h * v.w * v.c * 4)};
-      const cuuint32_t xBox[4] = {32, (cuuint32_t)box[0], (cuuint32_t)box[1], (cuuint32_t)box[2]};
-      const DlcTensorMap mapA = tensorMap(Wt, 2, aDims, aStrides, aBox),
-                         mapX = tensorMap(Xt, 4, xDims, xStrides, xBox);
-      for (void *f : {(void *)dlc_conv_tma, (void *)dlc_conv_tma_ep})
-        CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   CONV_TMA_SHARED_BYTES));
-      const dim3 grid(tiles, (M + 127) / 128, splits);
+      const cuuint64_t xStrides[3] = {(cuuint64_t)v.c * 4, (cuuint64_t)(xw * v.c * 4),
+                                      (cuuint64_t)(xh * xw * v.c * 4)};
+      const cuuint32_t xBox[4] = {32, (cuuint32_t)(box[0] * st), (cuuint32_t)(box[1] * st),
+                                  (cuuint32_t)box[2]},
+                       xSteps[4] = {1, (cuuint32_t)st, (cuuint32_t)st, 1};
+      const DlcTensorMap mapA = tensorMap(Wt, 2, aDims, aStrides, aBox, ones),
+                         mapX = tensorMap(Xt, 4, xDims, xStrides, xBox, xSteps);
+      for (void *f : {(void *)plainKernel, (void *)epKernel})
+        CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
+      const dim3 grid(tiles, (M + TM - 1) / TM, splits);
       auto transpose = [&] {
-        dlc_transpose<<<dim3((v.h * v.w + 31) / 32, (v.c + 31) / 32, nb), dim3(32, 8)>>>(
-            X, Xt, v.c, v.h * v.w, v.h * v.w, v.c, v.c * v.h * v.w, v.c * v.h * v.w);
+        dlc_to_nhwc<<<dim3((xh * xw + 31) / 32, (v.c + 31) / 32, nb), dim3(32, 8)>>>(
+            X, Xt, v.c, v.h, v.w, xh, xw, v.s / st, v.s / st);
       };
       auto conv = [&] {
 #define TMA_ARGS(C)                                                                           \
-  Wt, Xt, C, M, nb * P, K, 0, K, 1, 0, 0, 0, sCb, P, 1, splits, 0, P, v.c, v.kh, v.p, v.p, 1, 1, \
-      v.oh(), v.ow(), nb, box[0], box[1], box[2], mapA, mapX
+  Wt, Xt, C, M, nb * P, K, 0, K, 1, 0, 0, 0, sCb, P, 1, splits, 0, P, v.c, v.kh, st, st,       \
+      sub ? 0 : v.p, sub ? 0 : v.p, 1, 1, v.oh(), v.ow(), nb, box[0], box[1], box[2], mapA, mapX
         if (splits > 1) {
           dlc_gemm_zero<<<dim3((M * P + 255) / 256, 1, nb), 256>>>(Y, M, P, sCb, P, 1);
-          dlc_conv_tma<<<grid, 384, CONV_TMA_SHARED_BYTES>>>(TMA_ARGS(Y));
+          plainKernel<<<grid, 384, shared>>>(TMA_ARGS(Y));
           dlc_gemm_epilogue<<<dim3((M * P + 255) / 256, 1, nb), 256>>>(Y, Z, M, P, sCb, P, 1,
                                                                       TAIL);
         } else {
-          dlc_conv_tma_ep<<<grid, 384, CONV_TMA_SHARED_BYTES>>>(TMA_ARGS(Z), TAIL);
+          epKernel<<<grid, 384, shared>>>(TMA_ARGS(Z), TAIL);
         }
       };
       CHECK(cudaMemset(Z, 0xff, nY * 4));

@@ -86,7 +86,7 @@ int main() {
     CHECK(cudaFuncSetAttribute(dlc_gemm_wgmma, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                WGMMA_SHARED_BYTES(256, 2, 4)));
     auto transpose = [&] {
-      dlc_transpose<<<dim3((N + 31) / 32, (K + 31) / 32), dim3(32, 8)>>>(B, Bt, K, N, N, ldt, 0, 0);
+      dlc_transpose<<<dim3((N + 31) / 32, (K + 31) / 32), dim3(32, 8)>>>(B, Bt, K, N, N, ldt);
     };
     auto gemm = [&](const DlcTensorMap &a, const DlcTensorMap &b) {
       dlc_gemm_tma<<<dim3((N + 255) / 256, (M + 127) / 128), 384, TMA_SHARED_BYTES>>>(
