@@ -14,7 +14,8 @@
 // conv's input is subsampled by dlc_to_nhwc instead (a quarter of the
 // bytes written), and the conv runs at stride 1. The pipeline is
 // dlc_gemm_tma's (tmaPipeline: a producer warp group, two consumers,
-// mbarriers), on the same 128 x 256 x 32 tiles.
+// mbarriers), on the same 128 x 256 x 32 tiles, or 64 x 256 x 32 ones
+// (dlc_conv_tma_m64) for convs of 64 filters or fewer.
 //
 // C = the conv's output [images][M filters][OH, OW] (sCb and sCm its image
 // and row strides, sCn 1), A the filter [M, K] with K over (kh, kw, c), c
@@ -62,9 +63,10 @@ extern "C" __global__ void dlc_to_nhwc(const float *__restrict__ X, float *__res
 }
 #endif
 
-// The conv's geometry and the box shape after the GEMM arguments, then
-// the maps: A's [M, K] in 128 x 32 boxes, the NHWC input's in 32 x BW x
-// BH x BI boxes.
+// The conv's geometry (sh, sw: the strides the input map steps by; ph, pw
+// the padding before) and the box shape after the GEMM arguments, then
+// the maps: A's [M, K] in TM x 32 boxes, the NHWC input's in boxes of 32
+// channels by BW sw x BH sh x BI (every sw-th column and sh-th row read).
 #define DLC_CONV_TMA_GEOMETRY                                                                 \
   long long cin, long long kw, long long sh, long long sw, long long ph, long long pw,         \
       long long dh, long long dw, long long OH, long long OW, long long images, long long BW,  \
@@ -94,7 +96,8 @@ __device__ void conv_tma(DLC_GEMM_PARAMS, DLC_CONV_TMA_GEOMETRY, const DlcTensor
   // worked out once, by the consumers' 256 threads.
   if (threadIdx.x >= 128) {
     const int c = threadIdx.x - 128, b = tile * S + c / R, r = c % R;
-    const int x = b % nbx * (int)BW + r % (int)BW, y = b / nbx % nby * (int)BH + r / (int)BW % (int)BH,
+    const int x = b % nbx * (int)BW + r % (int)BW,
+              y = b / nbx % nby * (int)BH + r / (int)BW % (int)BH,
               image = b / (nbx * nby) * (int)BI + r / (int)(BW * BH);
     columns[c] = c / R < subs && x < OW && y < OH && image < images
                      ? image * (int)sCb + y * (int)OW + x

@@ -19,7 +19,8 @@
 // Here:   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a \
 //           -Iruntime/kernels test/cuda/folded_kernels.cu -o devrun/folded_kernels \
 //           -L/usr/local/cuda/lib64/stubs -lcuda
-// Device: devrun/folded_kernels   (through the device tool, carrying devrun/)
+// Device: devrun/folded_kernels [convs]   (through the device tool, carrying
+//         devrun/; `convs`: the implicit-GEMM convs alone)
 #define DLC_PRECISION_TF32
 #define DLC_ALL_KERNELS
 #include "cuda_check.h"
