@@ -7,10 +7,11 @@
  * outputs], uploads the weights once, loads the kernel image, encodes the
  * TMA tensor maps the launch list names (large matmuls' dlc_gemm_tma,
  * convs' dlc_conv_tma), and captures the launch list once as a CUDA graph.
- * dlc_gpu_run copies host inputs in, replays the graph and copies host outputs out; a caller's
- * device memory it reads and writes in place where it can (256-byte
- * aligned, an output overlapping nothing else), capturing the graph again
- * when that memory changes. No device allocation after create. A kernel that faults inside the graph surfaces at
+ * dlc_gpu_run copies host inputs in, replays the graph and copies host
+ * outputs out; a caller's device memory it reads and writes in place where
+ * it can (256-byte aligned, an output overlapping nothing else), capturing
+ * the graph again when that memory changes. No device allocation after
+ * create. A kernel that faults inside the graph surfaces at
  * the final synchronisation without its name; DLC_CUDA_SYNC=1 launches the
  * kernels one by one with a synchronisation after each, so the error names
  * the kernel (after its ONNX node).
