@@ -86,8 +86,9 @@ struct CudaProgram {
   std::vector<TensorMap> tensorMaps;
   bool usesGemm = false;
   int64_t arenaBytes = 0, lowerBound = 0, buffers = 0, weightsBytes = 0;
-  /// Bytes after the planned arena for the GEMMs' transposed operands
-  /// (dlc_transpose before dlc_gemm_tma; one GEMM at a time uses them).
+  /// Bytes after the planned arena for the TMA kernels' K-major operands
+  /// (dlc_transpose before dlc_gemm_tma, dlc_to_nhwc before dlc_conv_tma;
+  /// one kernel at a time uses them).
   int64_t scratchBytes = 0;
   std::vector<char> weights;
 };
@@ -210,6 +211,13 @@ int64_t gemmSharedBytes(int64_t bm, const std::string &precision, GemmKernel ker
   return 2 * bm * (32 + pad) * staged + 2 * 32 * (128 + pad) * staged + 8 * 256 * 4;
 }
 
+/// How many ways a GEMM of `tiles` output tiles splits K over grid.z: to
+/// about `blocksPerSM` blocks an SM of the chip, keeping 64 of K a block.
+int64_t kSplits(int64_t tiles, int64_t blocksPerSM, const std::string &chip, int64_t k) {
+  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
+  return std::clamp<int64_t>(blocksPerSM * sms / tiles, 1, std::max<int64_t>(1, k / 64));
+}
+
 /// dlc_gemm_zero's launch: C (`c`, M x N per image, C's strides in
 /// `strides`' last three) = 0 before a GEMM that splits K and adds its
 /// parts.
@@ -311,10 +319,8 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
   // ms for its 3x3 conv, 0.049 against 0.061 for 512 x 49 x 2048), and
   // its 3x3 convs on 14x14 maps 4% slower.
   int64_t tilesMN = ((cols + 127) / 128) * ((m + bm - 1) / bm) * batches;
-  int64_t sms = llvm::StringRef(chip).starts_with("sm_9") ? 132 : 108;
   int64_t blocksPerSM = folded && kernel == GemmKernel::Wgmma && bm == 256 ? 1 : 2;
-  int64_t splits =
-      std::clamp<int64_t>(blocksPerSM * sms / tilesMN, 1, std::max<int64_t>(1, k / 64));
+  int64_t splits = kSplits(tilesMN, blocksPerSM, chip, k);
   l.image = 1;
   l.kernel = family +
              (kernel == GemmKernel::Wgmma     ? "_wgmma"
@@ -339,11 +345,8 @@ void finishGemmLaunch(const std::string &family, int64_t m, int64_t n, int64_t k
 /// operand), and the launch argument that passes it.
 LaunchArg rowsMap(CudaProgram &program, const LaunchArg &buffer, int64_t inner, int64_t rows,
                   int64_t rowFloats, int64_t boxRows) {
-  TensorMap t;
-  t.buffer = buffer;
-  t.dims[0] = inner, t.dims[1] = rows, t.strides[0] = rowFloats * 4;
-  t.box[0] = 32, t.box[1] = boxRows;
-  program.tensorMaps.push_back(t);
+  program.tensorMaps.push_back(
+      TensorMap{buffer, 2, {inner, rows}, {rowFloats * 4}, {32, boxRows}, {1, 1}});
   return LaunchArg{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
 }
 
@@ -495,7 +498,7 @@ void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t sh, int64_t sw, 
 }
 
 /// dlc_conv_tma's launch for a conv on Hopper in tf32 (ResNet's 3x3 and
-/// strided 1x1 convs), with `transpose` writing its input channels-last
+/// strided 1x1 convs), with `toNhwc` writing its input channels-last
 /// into the scratch after the arena first (dlc_to_nhwc; a strided 1x1
 /// conv's subsampled, so that it runs at stride 1), and `zero` where it
 /// overwrites C but splits K; false (nothing set) where the conv does not
@@ -519,7 +522,7 @@ void convTmaBox(int64_t oh, int64_t ow, int64_t images, int64_t sh, int64_t sw, 
 /// and rule tuned on it.
 bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
                    const LaunchArg &c, ArrayRef<int64_t> sOut, const std::string &chip,
-                   CudaProgram &program, Launch &l, std::optional<Launch> &transpose,
+                   CudaProgram &program, Launch &l, std::optional<Launch> &toNhwc,
                    std::optional<Launch> &zero) {
   MemRefType in = conv.getInput().getType(), w = conv.getFilter().getType();
   int64_t m = w.getDimSize(0), k = w.getDimSize(1), images = in.getDimSize(0),
@@ -553,21 +556,19 @@ bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
   t.block[0] = 32, t.block[1] = 8, t.block[2] = 1;
   t.args = {x,       xt,      i64(ch),          i64(h),          i64(wd),
             i64(xh), i64(xw), i64(st[0] / sh), i64(st[1] / sw)};
-  transpose = std::move(t);
-  TensorMap xm;
-  xm.buffer = xt, xm.rank = 4;
-  int64_t dims[4] = {ch, xw, xh, images}, strides[3] = {ch * 4, xw * ch * 4, xh * xw * ch * 4},
-          boxDims[4] = {32, box[0] * sw, box[1] * sh, box[2]}, steps[4] = {1, sw, sh, 1};
-  std::copy(dims, dims + 4, xm.dims);
-  std::copy(strides, strides + 3, xm.strides);
-  std::copy(boxDims, boxDims + 4, xm.box);
-  std::copy(steps, steps + 4, xm.elementStrides);
-  program.tensorMaps.push_back(xm);
+  toNhwc = std::move(t);
+  // The NHWC input as [images, xh, xw, ch], dims[0] innermost.
+  program.tensorMaps.push_back(TensorMap{xt,
+                                         4,
+                                         {ch, xw, xh, images},
+                                         {ch * 4, xw * ch * 4, xh * xw * ch * 4},
+                                         {32, box[0] * sw, box[1] * sh, box[2]},
+                                         {1, sw, sh, 1}});
   LaunchArg mapX{"tensor_map", (int)program.tensorMaps.size() - 1, 0};
   const int64_t tm = m <= 64 ? 64 : 128; // the tile's rows (filters)
   LaunchArg mapA = rowsMap(program, a, k, m, k, tm);
   int64_t tilesMN = tiles * ((m + tm - 1) / tm);
-  int64_t splits = std::clamp<int64_t>(132 / tilesMN, 1, std::max<int64_t>(1, k / 64));
+  int64_t splits = kSplits(tilesMN, 1, chip, k);
   l.image = 1;
   l.kernel = tm == 64 ? "dlc_conv_tma_m64" : "dlc_conv_tma";
   l.grid[0] = tiles, l.grid[1] = (m + tm - 1) / tm, l.grid[2] = splits;
@@ -598,7 +599,7 @@ bool convTmaLaunch(dlc::ConvGemmOp conv, const LaunchArg &a, const LaunchArg &x,
 /// output (C), the conv's geometry after the GEMM's arguments.
 bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
                     const std::string &chip, const std::string &precision, CudaProgram &program,
-                    Launch &l, std::optional<Launch> &transpose, std::optional<Launch> &zero,
+                    Launch &l, std::optional<Launch> &toNhwc, std::optional<Launch> &zero,
                     std::string &error) {
   MemRefType in = conv.getInput().getType(), w = conv.getFilter().getType(),
              out = conv.getOutput().getType();
@@ -628,7 +629,7 @@ bool convGemmLaunch(dlc::ConvGemmOp conv, Block &entry, size_t ni, size_t no,
     error = "internal error: a dlc.conv_gemm operand is not a static contiguous view of a buffer";
     return false;
   }
-  if (convTmaLaunch(conv, wBuf, inBuf, outBuf, sOut, chip, program, l, transpose, zero))
+  if (convTmaLaunch(conv, wBuf, inBuf, outBuf, sOut, chip, program, l, toNhwc, zero))
     return true;
   l.args = {wBuf, inBuf, outBuf};
   auto i64 = [](int64_t v) { return LaunchArg{"i64", 0, v}; };
@@ -798,9 +799,9 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     auto conv = dyn_cast<dlc::ConvGemmOp>(op);
     if (conv || op.hasAttr("dlc.library_gemm")) {
       Launch l;
-      std::optional<Launch> transpose, zero, after;
+      std::optional<Launch> toNhwc, zero, after;
       if (conv ? !convGemmLaunch(conv, entry, ni, no, opts.target.cpu, opts.precision, out, l,
-                                 transpose, zero, error)
+                                 toNhwc, zero, error)
                : !gemmLaunch(cast<linalg::LinalgOp>(op), entry, ni, no, opts.target.cpu,
                              opts.precision, out, l, zero, error))
         return false;
@@ -814,8 +815,8 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
         if (!addEpilogue(epilogue, entry, ni, no, l, after, error))
           return false;
       }
-      if (transpose)
-        out.launches.push_back(std::move(*transpose));
+      if (toNhwc)
+        out.launches.push_back(std::move(*toNhwc));
       if (zero)
         out.launches.push_back(std::move(*zero));
       out.launches.push_back(std::move(l));
@@ -853,7 +854,8 @@ bool lowerForCuda(ModuleOp module, const dlc::ImportedModel &model,
     }
     out.launches.push_back(std::move(l));
   }
-  // The transposed GEMM operands' scratch (tmaGemmLaunch) after the plan.
+  // The TMA kernels' operand scratch (tmaGemmLaunch, convTmaLaunch) after
+  // the plan.
   if (out.scratchBytes)
     out.arenaBytes = (out.arenaBytes + 255) / 256 * 256 + out.scratchBytes;
   out.weights.assign(out.weightsBytes, 0);
@@ -1161,9 +1163,9 @@ bool dlc::compileCudaModel(ImportedModel &model, const CompileOptions &opts,
   }
   nlohmann::json sig;
   int gemms = 0;
-  for (const Launch &l : program.launches) // not the zeroing, tails or transposes around them
+  for (const Launch &l : program.launches) // not the zeroing, tails or copies around them
     gemms += l.image == 1 && l.kernel != "dlc_gemm_zero" && l.kernel != "dlc_gemm_epilogue" &&
-             l.kernel != "dlc_transpose";
+             l.kernel != "dlc_transpose" && l.kernel != "dlc_to_nhwc";
   sig["inputs"] = tensorsJson(model.inputs);
   sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},

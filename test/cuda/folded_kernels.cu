@@ -25,10 +25,10 @@
 #define DLC_ALL_KERNELS
 #include "cuda_check.h"
 #include "gemm_tc.cu"
-#include <cstring>
-#include <cuda.h>
+#include "tensor_map.h"
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 // A layer: a GEMM (kh 0: B is [n, K, P], K = c) or a conv (B is the input
@@ -89,24 +89,6 @@ Kernel kernels[] = {
     {"wgmma256 (splits for 1 block an SM)", dlc_gemm_wgmma, dlc_gemm_wgmma_ep, dlc_conv_wgmma,
      dlc_conv_wgmma_ep, 256, 256, WGMMA_SHARED_BYTES(256, 2, 4), 1},
 };
-
-// cuTensorMapEncodeTiled as the runtime calls it (runtime/cuda.c): tf32,
-// 128-byte swizzle, zeros outside.
-DlcTensorMap tensorMap(const float *p, int rank, const cuuint64_t *dims, const cuuint64_t *strides,
-                       const cuuint32_t *box, const cuuint32_t *elementStrides) {
-  CUtensorMap map;
-  CUresult r = cuTensorMapEncodeTiled(
-      &map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, rank, (void *)p, dims, strides, box, elementStrides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r) {
-    printf("cuTensorMapEncodeTiled failed: %d\n", (int)r);
-    exit(1);
-  }
-  DlcTensorMap out;
-  memcpy(&out, &map, sizeof(map));
-  return out;
-}
 
 // The box of output pixels (BW x BH x BI, a multiple of 8 and at most 256,
 // spanning at most 256 input columns and rows at strides sw, sh) that
@@ -205,6 +187,34 @@ int main(int argc, char **argv) {
       largest = std::max(largest, fabs(ref[i]));
       ref[i] = std::max(ref[i], 0.0);
     }
+    // Whether `launch`, run once over NaNs, stores the reference (a
+    // failure counted if not); then its mean time over 20 runs, in ms.
+    auto matches = [&](auto launch) {
+      CHECK(cudaMemset(Z, 0xff, nY * 4)); // NaNs where nothing is stored
+      launch();
+      CHECK(cudaDeviceSynchronize());
+      cudaMemcpy(out.data(), Z, nY * 4, cudaMemcpyDeviceToHost);
+      double err = 0;
+      for (long long i = 0; i < nY; ++i) {
+        double d = fabs(out[i] - ref[i]);
+        err = std::max(err, d == d ? d : INFINITY);
+      }
+      bool ok = err / largest < 5e-3;
+      failures += !ok;
+      return ok;
+    };
+    auto timeMs = [&](auto launch) {
+      for (int r = 0; r < 3; ++r)
+        launch();
+      const int reps = 20;
+      cudaEventRecord(e0);
+      for (int r = 0; r < reps; ++r)
+        launch();
+      cudaEventRecord(e1);
+      CHECK(cudaEventSynchronize(e1));
+      CHECK(cudaGetLastError());
+      return elapsed(e0, e1) / reps;
+    };
     printf("| %lld %lld %lld %lld %lld %lld %lld | %lld | %lld | %lld |", v.n, v.c, v.h, v.w, v.f,
            v.kh, v.s, M, P, K);
     const long long sBb = v.kh ? v.c * v.h * v.w : K * P, sCb = M * P;
@@ -235,28 +245,8 @@ int main(int argc, char **argv) {
             k.gemmEp<<<grid, k.threads, k.shared>>>(GEMM_ARGS, TAIL);
           }
         };
-        CHECK(cudaMemset(Z, 0xff, nY * 4)); // NaNs where nothing is stored
-        run();
-        CHECK(cudaDeviceSynchronize());
-        cudaMemcpy(out.data(), Z, nY * 4, cudaMemcpyDeviceToHost);
-        double err = 0;
-        for (long long i = 0; i < nY; ++i) {
-          double d = fabs(out[i] - ref[i]);
-          err = std::max(err, d == d ? d : INFINITY);
-        }
-        bool ok = err / largest < 5e-3;
-        failures += !ok;
-        for (int r = 0; r < 3; ++r)
-          run();
-        const int reps = 20;
-        cudaEventRecord(e0);
-        for (int r = 0; r < reps; ++r)
-          run();
-        cudaEventRecord(e1);
-        CHECK(cudaEventSynchronize(e1));
-        CHECK(cudaGetLastError());
-        printf(" %.4f%s%s |", elapsed(e0, e1) / reps, splits > 1 ? " (split)" : "",
-               ok ? "" : " FAIL");
+        const bool ok = matches(run);
+        printf(" %.4f%s%s |", timeMs(run), splits > 1 ? " (split)" : "", ok ? "" : " FAIL");
       }
     }
     if (v.kh && v.c % 32 == 0) {
@@ -285,8 +275,8 @@ int main(int argc, char **argv) {
       const cuuint32_t xBox[4] = {32, (cuuint32_t)(box[0] * st), (cuuint32_t)(box[1] * st),
                                   (cuuint32_t)box[2]},
                        xSteps[4] = {1, (cuuint32_t)st, (cuuint32_t)st, 1};
-      const DlcTensorMap mapA = tensorMap(Wt, 2, aDims, aStrides, aBox, ones),
-                         mapX = tensorMap(Xt, 4, xDims, xStrides, xBox, xSteps);
+      const DlcTensorMap mapA = encodeTensorMap(Wt, 2, aDims, aStrides, aBox, ones),
+                         mapX = encodeTensorMap(Xt, 4, xDims, xStrides, xBox, xSteps);
       for (void *f : {(void *)plainKernel, (void *)epKernel})
         CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, shared));
       const dim3 grid(tiles, (M + TM - 1) / TM, splits);
@@ -307,35 +297,10 @@ int main(int argc, char **argv) {
           epKernel<<<grid, 384, shared>>>(TMA_ARGS(Z), TAIL);
         }
       };
-      CHECK(cudaMemset(Z, 0xff, nY * 4));
-      transpose();
-      conv();
-      CHECK(cudaDeviceSynchronize());
-      cudaMemcpy(out.data(), Z, nY * 4, cudaMemcpyDeviceToHost);
-      double err = 0;
-      for (long long i = 0; i < nY; ++i) {
-        double d = fabs(out[i] - ref[i]);
-        err = std::max(err, d == d ? d : INFINITY);
-      }
-      bool ok = err / largest < 5e-3;
-      failures += !ok;
-      for (int r = 0; r < 3; ++r)
-        transpose(), conv();
-      const int reps = 20;
-      cudaEventRecord(e0);
-      for (int r = 0; r < reps; ++r)
-        transpose();
-      cudaEventRecord(e1);
-      CHECK(cudaEventSynchronize(e1));
-      const float tMs = elapsed(e0, e1) / reps;
-      cudaEventRecord(e0);
-      for (int r = 0; r < reps; ++r)
-        conv();
-      cudaEventRecord(e1);
-      CHECK(cudaEventSynchronize(e1));
-      CHECK(cudaGetLastError());
-      printf(" %.4f | %.4f%s%s | %lld x %lld x %lld |", tMs, elapsed(e0, e1) / reps,
-             splits > 1 ? " (split)" : "", ok ? "" : " FAIL", box[0], box[1], box[2]);
+      const bool ok = matches([&] { transpose(), conv(); });
+      const float tMs = timeMs(transpose), cMs = timeMs(conv);
+      printf(" %.4f | %.4f%s%s | %lld x %lld x %lld |", tMs, cMs, splits > 1 ? " (split)" : "",
+             ok ? "" : " FAIL", box[0], box[1], box[2]);
       cudaFree(Xt);
     } else {
       printf(" - | - | - |");

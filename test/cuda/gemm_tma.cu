@@ -13,12 +13,10 @@
 #define DLC_ALL_KERNELS
 #include "cuda_check.h"
 #include "gemm_tc.cu"
-#include <cuda.h>
+#include "tensor_map.h"
 #include <algorithm>
 #include <cmath>
 #include <vector>
-
-static_assert(sizeof(CUtensorMap) == sizeof(DlcTensorMap), "the runtime's tensor map size");
 
 __global__ void reference(const float *A, const float *B, float *C, int M, int N, int K) {
   int m = blockIdx.y * 16 + threadIdx.y, n = blockIdx.x * 16 + threadIdx.x;
@@ -33,21 +31,9 @@ __global__ void reference(const float *A, const float *B, float *C, int M, int N
 // Rows of `inner` floats, `ld` apart, in boxes of 32 x `boxRows`.
 DlcTensorMap tileMap(const float *p, long long inner, long long rows, long long ld, int boxRows,
                      CUtensorMapDataType type) {
-  CUtensorMap map;
   cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)rows}, strides[1] = {(cuuint64_t)ld * 4};
   cuuint32_t box[2] = {32, (cuuint32_t)boxRows}, elementStrides[2] = {1, 1};
-  CUresult r = cuTensorMapEncodeTiled(&map, type, 2, (void *)p, dims, strides, box,
-                                      elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                      CU_TENSOR_MAP_SWIZZLE_128B,
-                                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r) {
-    printf("cuTensorMapEncodeTiled failed: %d\n", (int)r);
-    exit(1);
-  }
-  DlcTensorMap out;
-  memcpy(&out, &map, sizeof(map));
-  return out;
+  return encodeTensorMap(p, 2, dims, strides, box, elementStrides, type);
 }
 
 int main() {
