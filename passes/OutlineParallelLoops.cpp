@@ -120,6 +120,26 @@ int64_t opsPerIteration(Region &region) {
   return ops;
 }
 
+/// Bytes of the arena and of the entry's tensors the loop reads or writes
+/// (captured views, by their shapes), at most `cap`. Split among threads,
+/// the lines another core last wrote cross between the cores' private
+/// caches; constants (globals) are only ever read and stay in both.
+int64_t sharedBytes(scf::ParallelOp loop, int64_t cap) {
+  auto entry = loop->getParentOfType<func::FuncOp>();
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(loop.getRegion(), captured);
+  int64_t bytes = 0;
+  for (Value v : captured) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    BufferRoot root = rootOf(v, entry);
+    if (root.kind == BufferRoot::Arena || root.kind == BufferRoot::Argument)
+      bytes += type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  }
+  return std::min(bytes, cap);
+}
+
 struct OutlineParallelLoopsPass
     : dlc::impl::OutlineParallelLoopsBase<OutlineParallelLoopsPass> {
   using OutlineParallelLoopsBase::OutlineParallelLoopsBase;
@@ -163,7 +183,8 @@ struct OutlineParallelLoopsPass
       total *= t;
     if (total <= 1)
       return success();
-    if (total * opsPerIteration(loop.getRegion()) < minParallelWork)
+    int64_t work = total * opsPerIteration(loop.getRegion());
+    if (work - int64_t(sharedByteCost * sharedBytes(loop, privateCacheBytes)) < minParallelWork)
       return success(); // too little work to share
 
     llvm::SetVector<Value> captured;

@@ -416,9 +416,13 @@ struct TileAndVectorizePass
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], lanes);
     cache[k] = cacheTile(cacheK, ranges[k], 1);
+    // A matvec's panels in at least two cache tiles where they make two
+    // register tiles: the threads then share its weights, which it streams
+    // from L2 or memory (LeNet's 400 x 120 layer, 192 KB of weights).
     if (matvecPanels)
-      cache[panelDim] = cacheTile(std::max<int64_t>(cacheN / vectorWidth, matvecPanels),
-                                  ranges[panelDim], matvecPanels);
+      cache[panelDim] = cacheTile(
+          std::max<int64_t>(std::min(cacheN / vectorWidth, ranges[panelDim] / 2), matvecPanels),
+          ranges[panelDim], matvecPanels);
     // Which operand stays in L1 while the other streams past it: a [k,
     // lanes] block of the columns (the pixel tiles go outside the panels)
     // when its rows, an odd number of register tiles apart, spread over

@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s --dlc-outline-parallel-loops=min-parallel-work=0 | FileCheck %s
+// RUN: %dlc-opt %s --dlc-outline-parallel-loops="min-parallel-work=0 shared-byte-cost=0" | FileCheck %s
 // RUN: %dlc-opt %s --dlc-outline-parallel-loops | FileCheck %s --check-prefix=DEFAULT
 
 // The entry gains the pool argument and the bare-pointer ABI; the parallel

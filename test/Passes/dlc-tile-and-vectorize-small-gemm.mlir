@@ -28,12 +28,14 @@ func.func @small_panel_gemm(%w: tensor<3x150x6xf32>, %cols: tensor<1x150x112xf32
 // (dlc-pack-matmul-weights: 120 columns as [15, 400, 8]): one row of
 // accumulators leaves room along N, so the register tile spans five panels
 // (the most that divide 15 within twelve accumulators), each its own
-// vector<8>: five independent FMA chains per k instead of two. Fifteen
-// panels fit one cache tile (16 panels = cache-n / 8).
+// vector<8>: five independent FMA chains per k instead of two. The
+// fifteen panels would fit one cache tile (16 panels = cache-n / 8), but
+// are split into three of five (at most half of them each), an scf.forall
+// through which the threads share the weights.
 // CHECK-LABEL: func.func @matrix_vector_panels
-// CHECK-NOT: scf.forall
+// CHECK: scf.forall (%{{.*}}) = (0) to (15) step (5)
 // CHECK: scf.for %{{.*}} = %c0 to %c400 step %c200
-// CHECK: scf.for %[[P:.*]] = %c0 to %c15 step %c5
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c15
 // CHECK: scf.for %[[K:.*]] = %c0 to %c200 step %c1
 // CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<5x1x8xf32> into vector<1x5x8xf32>
 #amap = affine_map<(m, p, l, k) -> (m, k)>
