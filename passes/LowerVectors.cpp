@@ -108,11 +108,12 @@ struct UnitReductionContractToFma : OpRewritePattern<vector::ContractionOp> {
 };
 
 /// A read of V lanes along an innermost dim of stride 2 (a stride-2 depthwise
-/// conv's taps, see DepthwiseConvToTaps) as two contiguous V-lane reads of
-/// the underlying rows and one shuffle picking every other element. Left
-/// alone, VectorToSCF reads such a vector one scalar at a time. The second
-/// read starts V - 1 elements after the first, so it ends on the last
-/// element the strided read needs: neither reads past it.
+/// conv's taps, see DepthwiseConvToTaps) as two contiguous reads of the
+/// underlying rows and one shuffle picking every other element. Left
+/// alone, VectorToSCF reads such a vector one scalar at a time. The reads
+/// are V lanes, or the next power of two where it fits the 2V - 1 elements
+/// needed; the second ends on the last element the strided read needs:
+/// neither reads past it.
 struct StrideTwoReadAsShuffle : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::TransferReadOp op,
@@ -156,22 +157,31 @@ struct StrideTwoReadAsShuffle : OpRewritePattern<vector::TransferReadOp> {
     SmallVector<Value> indices(op.getIndices());
     Value two = rewriter.create<arith::ConstantIndexOp>(loc, 2);
     indices.back() = rewriter.create<arith::MulIOp>(loc, indices.back(), two);
-    auto lineType = VectorType::get({lanes}, vecType.getElementType());
+    // The reads span the 2 * lanes - 1 elements the strided read needs. They
+    // are `width` lanes each: the next power of two where the span holds it
+    // (6 lanes as two reads of 8). LLVM legalized a 6-lane read and shuffle,
+    // once combined with its neighbours' (a pool's windows), into one scalar
+    // extract per element.
+    int64_t span = 2 * lanes - 1;
+    int64_t width = llvm::PowerOf2Ceil(lanes);
+    if (width > span)
+      width = lanes;
+    auto lineType = VectorType::get({width}, vecType.getElementType());
     AffineMap minor = AffineMap::getMinorIdentityMap(rank, 1, getContext());
     auto inBounds = rewriter.getBoolArrayAttr({true});
     Value first = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
                                                           AffineMapAttr::get(minor),
                                                           op.getPadding(), Value(), inBounds);
-    Value shift = rewriter.create<arith::ConstantIndexOp>(loc, lanes - 1);
+    Value shift = rewriter.create<arith::ConstantIndexOp>(loc, span - width);
     indices.back() = rewriter.create<arith::AddIOp>(loc, indices.back(), shift);
     Value second = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
                                                            AffineMapAttr::get(minor),
                                                            op.getPadding(), Value(), inBounds);
-    // Lane i wants element 2i: first[2i] below `lanes`, else second[2i - (lanes - 1)],
-    // which is shuffle index lanes + 2i - (lanes - 1) = 2i + 1.
+    // Lane i wants element 2i: first[2i] below `width`, else
+    // second[2i - (span - width)], shuffle index width + 2i - (span - width).
     SmallVector<int64_t> mask;
     for (int64_t i = 0; i < lanes; ++i)
-      mask.push_back(2 * i < lanes ? 2 * i : 2 * i + 1);
+      mask.push_back(2 * i < width ? 2 * i : 2 * width + 2 * i - span);
     Value picked = rewriter.create<vector::ShuffleOp>(loc, first, second, mask);
     if (vecType.getRank() > 1)
       picked = rewriter.create<vector::BroadcastOp>(loc, vecType, picked);

@@ -523,8 +523,12 @@ struct TileAndVectorizePass
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
     if (!panels) // panel tiles are full: nothing to peel
       peel(rewriter, loops, regTiles, {m, n});
+    // The epilogue in the register tile's vectors: it reads back what the
+    // tile just stored, which LLVM forwards from the stored values. Half a
+    // 16-lane store forwarded into an 8-lane load became an i256 extract,
+    // lowered on AVX2 through general registers (12 instructions a vector).
     if (epilogue)
-      vectorizeRows(rewriter, epilogue);
+      vectorizeRows(rewriter, epilogue, reg[n]);
   }
 
   /// The GEMM's register tiles each computing their part of the epilogue
@@ -631,19 +635,21 @@ struct TileAndVectorizePass
 
   /// An all-parallel op on a static tile (an elementwise op's forall row or
   /// plane, or a fill or epilogue inside a GEMM's cache tile): its rows one
-  /// at a time (scf.for), each in vectors of the target's width along its
-  /// last dim, the remainder peeled. The rows go in the same tiling as the
-  /// vectors (a separate one leaves a row slice between the two loops, and
+  /// at a time (scf.for), each in vectors of `width` lanes (default: the
+  /// target's width) along its last dim, the remainder peeled. The rows go
+  /// in the same tiling as the vectors (a separate one leaves a row slice between the two loops, and
   /// the transfer folds then lost the full vectors' writes).
-  void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp op) {
+  void vectorizeRows(RewriterBase &rewriter, linalg::LinalgOp op, int64_t width = 0) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (ranges.empty() || llvm::any_of(ranges, ShapedType::isDynamic))
       return;
+    if (width <= 0)
+      width = vectorWidth;
     SmallVector<int64_t> sizes(ranges.size(), 0), vec(ranges.size(), 1);
     for (size_t i = 0; i + 1 < ranges.size(); ++i)
       sizes[i] = ranges[i] > 1 ? 1 : 0;
-    vec.back() = std::min<int64_t>(vectorWidth, ranges.back());
-    sizes.back() = clampTile(vectorWidth, ranges.back());
+    vec.back() = std::min<int64_t>(width, ranges.back());
+    sizes.back() = clampTile(width, ranges.back());
     SmallVector<scf::ForOp> loops;
     linalg::LinalgOp t = tile(rewriter, op, sizes, &loops);
     if (!t)

@@ -75,3 +75,19 @@ func.func @stride_two_read(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1
   %v = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, vector<1x1x8xf32>
   return %v : vector<1x1x8xf32>
 }
+
+// Six lanes (a row of 14 after one vector of 8: LeNet's first pool): the
+// eleven elements needed hold two 8-lane loads, 3 elements apart, and the
+// shuffle picks six lanes of them (6-lane loads and shuffles were lowered,
+// next to the pool's other windows, one element at a time).
+// CHECK-LABEL: func.func @stride_two_read_six
+// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [1, 4, 11], strides: [144, 36, 1]
+// CHECK: %[[A:.*]] = vector.load %[[ROWS]][%{{.*}}, %{{.*}}, %c0] : memref<1x4x11xf32, strided<[144, 36, 1]>>, vector<8xf32>
+// CHECK: %[[B:.*]] = vector.load %[[ROWS]][%{{.*}}, %{{.*}}, %c3] : memref<1x4x11xf32, strided<[144, 36, 1]>>, vector<8xf32>
+// CHECK: vector.shuffle %[[A]], %[[B]] [0, 2, 4, 6, 13, 15] : vector<8xf32>, vector<8xf32>
+func.func @stride_two_read_six(%m: memref<1x4x6xf32, strided<[144, 36, 2]>>, %i: index) -> vector<1x1x6xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x6xf32, strided<[144, 36, 2]>>, vector<1x1x6xf32>
+  return %v : vector<1x1x6xf32>
+}

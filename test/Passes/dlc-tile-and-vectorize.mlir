@@ -507,3 +507,38 @@ func.func @matmul_into_argument(%a: tensor<3x6xf32>, %b: tensor<6x4xf32>, %c: te
   %0 = linalg.matmul ins(%a, %b : tensor<3x6xf32>, tensor<6x4xf32>) outs(%c : tensor<3x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// A panel GEMM accumulating into a tensor (a conv's bias), then a ReLU of its
+// result: the ReLU joins the cache tile after the K loops, over rows of the
+// register tile's 16 lanes, which LLVM forwards from the tile's stores as
+// whole vectors (8-lane halves of them became i256 extracts on AVX2).
+// CHECK-LABEL: func.func @panel_gemm_memory_epilogue
+// CHECK: scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract {{.*}} into vector<1x1x6x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c1
+// CHECK: scf.for %[[P:.*]] = %c0 to %c48 step %c16
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} vector<1x1x1x16xf32>
+// CHECK: arith.maximumf %[[X]]
+// CHECK: scf.forall.in_parallel
+#wmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#cmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#omap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#id = affine_map<(n, b, r, p) -> (n, b, r, p)>
+func.func @panel_gemm_memory_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %bias: tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmap, #cmap, #omap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%bias : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x2x6x48xf32>) outs(%e : tensor<1x2x6x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x6x48xf32>
+  return %1 : tensor<1x2x6x48xf32>
+}
