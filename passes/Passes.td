@@ -171,9 +171,12 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     moved past it), computed in place on the tile after the K loop
     (passes/GemmTileFusion.h). A panel GEMM small enough for L2 gets at
     least `min-forall-tiles` cache tiles (single panels by pixel tiles), so
-    that the threads' shares differ by little. A GEMM with fewer rows than
-    `rows` (a batch-1 fully connected layer) widens its register tile along
-    N instead, up to twelve accumulators.
+    that the threads' shares differ by little; a larger one whose cache
+    tiles are an odd count under 32 takes its panels in smaller groups,
+    inside the pixel tiles, until the count is even. A GEMM with fewer rows
+    than `rows` (a batch-1 fully connected layer) widens its register tile
+    along N instead, up to twelve accumulators, and splits its weight panels
+    into two cache tiles at least (the threads share the weights).
     All-parallel generics: one forall iteration per row, vectors along the
     innermost dim. NCHW depthwise/grouped convs and pools that
     dlc-depthwise-conv-to-taps and dlc-pooling-to-taps left (no upstream

@@ -63,3 +63,25 @@ func.func @matrix_vector(%x: tensor<1x400xf32>, %w: tensor<400x256xf32>, %acc: t
   %0 = linalg.matmul ins(%x, %w : tensor<1x400xf32>, tensor<400x256xf32>) outs(%acc : tensor<1x256xf32>) -> tensor<1x256xf32>
   return %0 : tensor<1x256xf32>
 }
+
+// -----
+
+// Two panels over 784 pixels (operands over L2): 7 pixel tiles of 112 would
+// split 4 to 3 between two threads. The panels go in groups of one inside
+// the pixel tiles: 14 iterations, a thread's consecutive ones sharing the
+// columns of one pixel tile.
+// CHECK-LABEL: func.func @panel_gemm_balanced
+// CHECK: scf.forall (%[[P:.*]], %[[PANEL:.*]]) = (0, 0) to (784, 2) step (112, 1)
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[PANEL]], 0, %[[P]]] [1, 1, 6, 112]
+#wmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#cmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#omap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+func.func @panel_gemm_balanced(%w: tensor<2x96x6xf32>, %cols: tensor<1x96x784xf32>, %acc: tensor<1x2x6x784xf32>) -> tensor<1x2x6x784xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmap, #cmap, #omap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x96x6xf32>, tensor<1x96x784xf32>) outs(%acc : tensor<1x2x6x784xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x784xf32>
+  return %0 : tensor<1x2x6x784xf32>
+}
