@@ -492,19 +492,16 @@ struct TileAndVectorizePass
       splitSmallGemm(op, *dims, ranges, lanes, cache);
       // Panel groups inside the pixel tiles: one thread's consecutive
       // iterations then read the same columns, from L2.
-      if (balancePanelTiles(*dims, ranges, cache))
-        for (unsigned d = 0; d < ranges.size(); ++d)
-          if (d == n || (llvm::is_contained(dims->m, d) && d != m)) {
-            if (d == n)
-              break;
-            for (unsigned e = 0; e < ranges.size(); ++e)
-              if (e != n) {
-                if (e == d)
-                  forallOrder.push_back(n);
-                forallOrder.push_back(e);
-              }
-            break;
+      if (balancePanelTiles(*dims, ranges, cache)) {
+        auto panel = llvm::find_if(dims->m, [&](unsigned d) { return d != m; });
+        if (panel != dims->m.end() && *panel < n)
+          for (unsigned d = 0; d < ranges.size(); ++d) {
+            if (d == *panel)
+              forallOrder.push_back(n);
+            if (d != n)
+              forallOrder.push_back(d);
           }
+      }
     }
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
