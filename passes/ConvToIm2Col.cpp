@@ -143,7 +143,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
-    GemmLayout l = layout.forPixels(hw);
+    const GemmLayout &l = layout;
     recordKernel(conv, "1x1 as GEMM, no im2col; " +
                            (filter ? packedKernelName(l, f, hw, roundUp(hw, l.lanes))
                                    : std::string("plain GEMM")));
@@ -192,7 +192,7 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.
-      GemmLayout l = layout.forPixels(p);
+      const GemmLayout &l = layout;
       int64_t pp = paddedPixels(p, l.lanes);
       recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
       Value cols;

@@ -410,7 +410,7 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         continue;
       p.ty = (oh + m - 1) / m;
       p.tx = (ow + m - 1) / m;
-      p.layout = dlc::GemmLayout{opts.packRows, opts.padLanes}.forPixels(p.tiles());
+      p.layout = dlc::GemmLayout{opts.packRows, opts.padLanes};
       p.pp = dlc::paddedPixels(p.tiles(), p.layout.lanes);
       if (!best.w || p.cost() < best.cost())
         best = p;
@@ -439,7 +439,7 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
       return failure();
     // Against im2col's GEMM over the same pixels in the same layout.
-    dlc::GemmLayout direct = dlc::GemmLayout{opts.packRows, opts.padLanes}.forPixels(oh * ow);
+    dlc::GemmLayout direct = dlc::GemmLayout{opts.packRows, opts.padLanes};
     if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, direct.lanes)))
       return failure();
     std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);

@@ -426,7 +426,8 @@ struct TileAndVectorizePass
                   ranges[m] <= 16;
     int64_t tileRows = panels ? ranges[m] : rows;
     // Panels of up to 16 rows come with pixels padded to whole tiles of
-    // nVectors vectors, or of one vector for small maps (12 x 8).
+    // nVectors vectors (dlc-conv-to-im2col and -winograd: 6 x 16 on AVX2,
+    // 12 x 16 on AVX-512); a wider panel takes one vector.
     // Twelve accumulators at most: with the operand loads and the broadcast
     // they fill AVX2's 16 vector registers (12-row panels over two vectors,
     // 24 accumulators, spilled on every k and ran at half speed).

@@ -5,9 +5,9 @@
 // are split into their 2 phases ([.., 8, 2, 5], one gather), the input
 // transform runs as a row stage over (a, n, c, ty, q) and a column stage
 // over (a, b, n, c, ty, tx) into the first 12 tiles of V [16, N, C, 16]
-// (tiles padded to 8 lanes: 12-row panels of 8 lanes for at most four
-// tiles); 16 GEMMs as one generic (ab, n, panel, row, tile, c) over the
-// filter transformed and packed at compile time [16, 1, C, 12]; the output
+// (tiles padded to the 16 lanes of the 6-row panels); 16 GEMMs as one
+// generic (ab, n, panel, row, tile, c) over the filter transformed and
+// packed at compile time [16, 1, C, 6]; the output
 // transform as a row stage and a column stage that adds into the conv's
 // accumulator viewed as [N, F, TY, 2, TX, 2]. (GEMM work per channel pair:
 // 16 x 16 against im2col's 9 x 48.)
@@ -17,8 +17,8 @@
 // CHECK-DAG: #[[$YMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5, d4)>
 // CHECK-LABEL: func.func @winograd_f2
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>)
-// CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 12-row panels (3 -> 12 rows), 8-lane tiles (12 -> 16 tiles)"]
-// CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x12xf32>
+// CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 6-row panels (3 -> 6 rows), 16-lane tiles (12 -> 16 tiles)"]
+// CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x6xf32>
 // CHECK: %[[INIT:.*]] = linalg.fill
 // CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x5xf32>)
 // CHECK: tensor.extract %[[X]]
@@ -32,8 +32,8 @@
 // CHECK: tensor.extract %[[ROWS]]
 // CHECK: %[[V12:.*]] = tensor.collapse_shape %[[COLS]] {{.*}} into tensor<16x1x2x12xf32>
 // CHECK: %[[V:.*]] = tensor.insert_slice %[[V12]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
-// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$UMAP]], #[[$VMAP]], #[[$MMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[V]] : tensor<16x1x2x12xf32>, tensor<16x1x2x16xf32>) outs(%{{.*}} : tensor<16x1x1x12x16xf32>)
-// CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x12x16xf32>
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$UMAP]], #[[$VMAP]], #[[$MMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[V]] : tensor<16x1x2x6xf32>, tensor<16x1x2x16xf32>) outs(%{{.*}} : tensor<16x1x1x6x16xf32>)
+// CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x6x16xf32>
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x1x3x16xf32>)
 // CHECK: tensor.extract %[[M]]
 // CHECK: %[[ACC:.*]] = tensor.expand_shape %[[INIT]] {{.*}} into tensor<1x3x3x2x4x2xf32>
@@ -110,11 +110,11 @@ func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>, %y: t
 // CHECK-LABEL: func.func @winograd_chunks
 // CHUNK-LABEL: func.func @winograd_chunks
 // CHUNK-SAME: (%[[X:.*]]: tensor<2x2x8x10xf32>)
-// CHUNK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x12xf32>
+// CHUNK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x6xf32>
 // CHUNK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x3x6x8xf32>)
 // CHUNK: tensor.extract_slice %[[X]][%[[AT]], 0, 0, 0] [1, 2, 8, 10]
 // CHUNK: bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
-// CHUNK: linalg.generic {{.*}} ins(%[[U]], %{{.*}} : tensor<16x1x2x12xf32>, tensor<16x1x2x16xf32>)
+// CHUNK: linalg.generic {{.*}} ins(%[[U]], %{{.*}} : tensor<16x1x2x6xf32>, tensor<16x1x2x16xf32>)
 // CHUNK: tensor.insert_slice %{{.*}} into %[[ACC]][%[[AT]], 0, 0, 0] [1, 3, 6, 8]
 func.func @winograd_chunks(%x: tensor<2x2x8x10xf32>) -> tensor<2x3x6x8xf32> {
   %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
