@@ -143,14 +143,13 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
-    const GemmLayout &l = layout;
     recordKernel(conv, "1x1 as GEMM, no im2col; " +
-                           (filter ? packedKernelName(l, f, hw, roundUp(hw, l.lanes))
+                           (filter ? packedKernelName(layout, f, hw, roundUp(hw, layout.lanes))
                                    : std::string("plain GEMM")));
     Value gemm =
-        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, l.rows),
-                            padPixels(r, loc, conv.getInputs()[0], roundUp(hw, l.lanes)),
-                            conv.getOutputs()[0], l)
+        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
+                            padPixels(r, loc, conv.getInputs()[0], roundUp(hw, layout.lanes)),
+                            conv.getOutputs()[0], layout)
                : dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -192,9 +191,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.
-      const GemmLayout &l = layout;
-      int64_t pp = paddedPixels(p, l.lanes);
-      recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
+      int64_t pp = paddedPixels(p, layout.lanes);
+      recordKernel(conv, "im2col + GEMM; " + packedKernelName(layout, f, p, pp));
       Value cols;
       if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
@@ -216,8 +214,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
         cols = r.create<tensor::InsertSliceOp>(loc, col3, buf, offsets, sizes, strides);
       }
-      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, l.rows), cols,
-                              conv.getOutputs()[0], l);
+      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, layout.rows), cols,
+                              conv.getOutputs()[0], layout);
       r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                   ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       return success();
