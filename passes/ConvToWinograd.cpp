@@ -342,11 +342,10 @@ int64_t gemmCost(int64_t weights, int64_t columns) {
 }
 
 /// How a conv is tiled: F(m x m, 3 x 3) over TY x TX tiles (the last ones
-/// may overhang the output), the GEMMs' layout and padded tile count.
+/// may overhang the output), and the tile count padded to the GEMMs' lanes.
 struct Plan {
   const Winograd *w = nullptr;
   int64_t ty = 0, tx = 0;
-  dlc::GemmLayout layout;
   int64_t pp = 0;
   int64_t tiles() const { return ty * tx; }
   int64_t cost() const { return gemmCost(w->alpha() * w->alpha(), pp); }
@@ -394,13 +393,15 @@ Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value 
 
 struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   WinogradConv(MLIRContext *ctx, const dlc::ConvToWinogradOptions &o)
-      : OpRewritePattern(ctx), opts(o) {}
+      : OpRewritePattern(ctx), opts(o), layout{o.packRows, o.padLanes} {}
   dlc::ConvToWinogradOptions opts;
+  /// The register tile's layout, shared with im2col's GEMMs.
+  dlc::GemmLayout layout;
 
   /// The m (up to `max-tile`) whose GEMMs do the least work, tile
   /// overhang and padding included (ResNet's 14x14 maps: 4x4 tiles of
   /// F(4x4) overhang to 16x16, 36 x 16 multiplies per channel pair,
-  /// against 16 x 56 for F(2x2)'s 7x7 tiles padded to 56 lanes).
+  /// against 16 x 64 for F(2x2)'s 7x7 tiles padded to 64 lanes).
   Plan planFor(int64_t oh, int64_t ow) const {
     Plan best;
     for (int64_t m = 2; m <= opts.maxTile; m *= 2) {
@@ -410,8 +411,7 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         continue;
       p.ty = (oh + m - 1) / m;
       p.tx = (ow + m - 1) / m;
-      p.layout = dlc::GemmLayout{opts.packRows, opts.padLanes};
-      p.pp = dlc::paddedPixels(p.tiles(), p.layout.lanes);
+      p.pp = dlc::paddedPixels(p.tiles(), layout.lanes);
       if (!best.w || p.cost() < best.cost())
         best = p;
     }
@@ -439,22 +439,20 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
       return failure();
     // Against im2col's GEMM over the same pixels in the same layout.
-    dlc::GemmLayout direct = dlc::GemmLayout{opts.packRows, opts.padLanes};
-    if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, direct.lanes)))
+    if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, layout.lanes)))
       return failure();
     std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);
     if (!g)
       return failure();
     const Winograd &w = *plan.w;
     int64_t m = w.m, tiles = plan.tiles(), alpha = w.alpha(), pp = plan.pp;
-    const dlc::GemmLayout &l = plan.layout;
     dlc::recordKernel(conv, "Winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
                                 ",3x3), " + std::to_string(alpha * alpha) + " GEMMs over " +
                                 std::to_string(tiles) + " tiles; transformed " +
-                                dlc::packedKernelName(l, f, tiles, pp, "tiles"));
+                                dlc::packedKernelName(layout, f, tiles, pp, "tiles"));
     Location loc = conv.getLoc();
     Value x = conv.getInputs()[0], init = conv.getOutputs()[0];
-    Value filter = transformedFilter(r, loc, w, *g, f, c, l.rows);
+    Value filter = transformedFilter(r, loc, w, *g, f, c, layout.rows);
     // Batches in image chunks whose V stays under the cache bound.
     int64_t perImage = alpha * alpha * c * pp * 4;
     int64_t chunk = n;
