@@ -17,6 +17,15 @@ int64_t dlc::paddedPixels(int64_t p, int64_t lanes) {
   return tiles * lanes;
 }
 
+dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t pixels) {
+  if (!target.rows || !target.lanes)
+    return target;
+  GemmLayout transposed{target.rows, target.lanes, /*pixelRows=*/true};
+  int64_t direct = roundUp(filters, target.rows) * roundUp(pixels, target.lanes);
+  int64_t swapped = roundUp(filters, target.lanes) * roundUp(pixels, target.rows);
+  return swapped * 8 <= direct * 7 ? transposed : target;
+}
+
 Value dlc::paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elem) {
   return b.create<bufferization::AllocTensorOp>(loc, RankedTensorType::get(shape, elem),
                                                 ValueRange{});
@@ -47,6 +56,11 @@ Value dlc::writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
 
 std::string dlc::packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp,
                                   StringRef unit) {
+  if (l.pixelRows)
+    return "filter in " + std::to_string(l.lanes) + "-lane panels (" + std::to_string(f) +
+           " -> " + std::to_string(roundUp(f, l.lanes)) + " filters), " +
+           std::to_string(l.rows) + "-" + unit.drop_back().str() + " rows (" + std::to_string(p) +
+           " -> " + std::to_string(pp) + " " + unit.str() + ")";
   return "filter in " + std::to_string(l.rows) + "-row panels (" + std::to_string(f) + " -> " +
          std::to_string(roundUp(f, l.rows)) + " rows), " + std::to_string(l.lanes) +
          "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " " + unit.str() + ")";

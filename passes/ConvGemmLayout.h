@@ -30,12 +30,31 @@ using namespace mlir;
 /// twice the rows and half the lanes (49 pixels padded to 56, 12 x 8
 /// tiles); the 6 x 16 tile over 64 pixels measured faster (session 20:
 /// ResNet-18 5-6%, ResNet-50 1.3-1.9%, MobileNetV2 the same).
+///
+/// With `pixelRows` the tile is transposed: `rows` pixels x `lanes`
+/// filters, the filter in panels [F'/lanes, K, lanes] (F' = F rounded up to
+/// `lanes`) broadcast-free along the lanes, the pixels padded to a multiple
+/// of `rows` and broadcast from the columns (6 contiguous floats a k step),
+/// the output tile stored transposed once its K loop is done. ResNet's 7x7
+/// maps pad 49 pixels to 54 instead of 64.
 struct GemmLayout {
   int64_t rows = 0; ///< 0: the plain GEMM
   int64_t lanes = 0;
+  bool pixelRows = false;
+  /// The filter panels' width: the tile dim along the filters.
+  int64_t panelWidth() const { return pixelRows ? lanes : rows; }
+  /// The tile dim along the pixels, which are padded to a multiple of it.
+  int64_t pixelTile() const { return pixelRows ? rows : lanes; }
 };
 
 inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+
+/// The layout of a conv GEMM of `filters` x `pixels` on a target whose
+/// register tile is `target`: transposed (pixelRows) where that pads the
+/// GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x 64;
+/// 14x14 maps, 198 against 208 pixels, stay: the transposed tile's store
+/// costs more than 5%), else the target's.
+GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number
 /// of them, so that a column block's rows spread over every L1 set (see
@@ -58,7 +77,9 @@ Value paddedBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type ele
 Value writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
                       ArrayRef<ReassociationIndices> groups, ArrayRef<int64_t> cornerShape);
 
-/// "filter in R-row panels (F -> F' rows), L-lane tiles (P -> P' UNIT)".
+/// "filter in R-row panels (F -> F' rows), L-lane tiles (P -> P' UNIT)", or
+/// for a pixelRows layout "filter in L-lane panels (F -> F' filters),
+/// R-pixel rows (P -> P' UNIT)".
 std::string packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int64_t pp,
                              StringRef unit = "pixels");
 

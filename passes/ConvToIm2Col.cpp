@@ -48,7 +48,9 @@ Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int
 
 /// out[n, F, P] = init + w[F, K] x cols[n, K, P'] in the packed layout: `cols`
 /// is already padded to P' pixels; `init4` is the conv's [N, F, OH, OW]
-/// accumulator. Returns [N, F, P].
+/// accumulator. Returns [N, F, P]. The loops are (n, panel, row, pixel, k),
+/// or for a pixelRows layout (n, panel, pixel, row, k): the tile's lanes are
+/// the innermost loop but one, and the output map transposes them.
 Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value init4,
                  const GemmLayout &layout) {
   auto init4Type = cast<RankedTensorType>(init4.getType());
@@ -58,7 +60,7 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
       init4Type.getElementType());
   auto wType = cast<RankedTensorType>(wPanels.getType());
   int64_t n = initType.getDimSize(0), f = initType.getDimSize(1), p = initType.getDimSize(2);
-  int64_t panels = wType.getDimSize(0), rows = layout.rows;
+  int64_t panels = wType.getDimSize(0), rows = layout.panelWidth();
   int64_t fp = panels * rows, pp = cast<RankedTensorType>(cols.getType()).getDimSize(2);
   Type elem = initType.getElementType();
   // A constant start (zeros) fills the whole padded accumulator: one fill
@@ -77,7 +79,10 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
   MLIRContext *ctx = b.getContext();
   AffineExpr dn, dpanel, drow, dp, dk;
-  bindDims(ctx, dn, dpanel, drow, dp, dk);
+  if (layout.pixelRows)
+    bindDims(ctx, dn, dpanel, dp, drow, dk);
+  else
+    bindDims(ctx, dn, dpanel, drow, dp, dk);
   SmallVector<AffineMap> maps{AffineMap::get(5, 0, {dpanel, dk, drow}, ctx),
                               AffineMap::get(5, 0, {dn, dk, dp}, ctx),
                               AffineMap::get(5, 0, {dn, dpanel, drow, dp}, ctx)};
@@ -143,14 +148,14 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
+    GemmLayout l = dlc::layoutFor(layout, f, hw);
+    int64_t pp = roundUp(hw, l.pixelTile());
     recordKernel(conv, "1x1 as GEMM, no im2col; " +
-                           (filter ? packedKernelName(layout, f, hw, roundUp(hw, layout.lanes))
-                                   : std::string("plain GEMM")));
-    Value gemm =
-        filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, layout.rows),
-                            padPixels(r, loc, conv.getInputs()[0], roundUp(hw, layout.lanes)),
-                            conv.getOutputs()[0], layout)
-               : dlc::weightTimesBatch(r, loc, wf, x, acc);
+                           (filter ? packedKernelName(l, f, hw, pp) : std::string("plain GEMM")));
+    Value gemm = filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, l.panelWidth()),
+                                     padPixels(r, loc, conv.getInputs()[0], pp),
+                                     conv.getOutputs()[0], l)
+                        : dlc::weightTimesBatch(r, loc, wf, x, acc);
     r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
     return success();
@@ -191,8 +196,9 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.
-      int64_t pp = paddedPixels(p, layout.lanes);
-      recordKernel(conv, "im2col + GEMM; " + packedKernelName(layout, f, p, pp));
+      GemmLayout l = dlc::layoutFor(layout, f, p);
+      int64_t pp = paddedPixels(p, l.pixelTile());
+      recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
       Value cols;
       if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
@@ -214,8 +220,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
             ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
         cols = r.create<tensor::InsertSliceOp>(loc, col3, buf, offsets, sizes, strides);
       }
-      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, layout.rows), cols,
-                              conv.getOutputs()[0], layout);
+      Value gemm = packedGemm(r, loc, packedFilter(r, loc, *filter, f, ckk, l.panelWidth()), cols,
+                              conv.getOutputs()[0], l);
       r.replaceOpWithNewOp<tensor::ExpandShapeOp>(conv, out, gemm,
                                                   ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
       return success();

@@ -306,8 +306,9 @@ Value transformedFilter(OpBuilder &b, Location loc, const Winograd &w, ArrayRef<
 
 /// M[ab, n, f, p] = sum_c U[ab, f, c] V[ab, n, c, p]: alpha^2 GEMMs as one
 /// contraction generic (ab, n, panel, row, p, c) over the packed U, the
-/// batch dim ab shared by all operands. Returns [alpha^2, N, F', P'].
-Value tileGemms(OpBuilder &b, Location loc, Value u, Value v) {
+/// batch dim ab shared by all operands; (ab, n, panel, p, row, c) for a
+/// pixelRows layout (as dlc-conv-to-im2col's). Returns [alpha^2, N, F', P'].
+Value tileGemms(OpBuilder &b, Location loc, Value u, Value v, const dlc::GemmLayout &layout) {
   auto ut = cast<RankedTensorType>(u.getType()), vt = cast<RankedTensorType>(v.getType());
   int64_t ab = ut.getDimSize(0), panels = ut.getDimSize(1), rows = ut.getDimSize(3);
   int64_t n = vt.getDimSize(1), pp = vt.getDimSize(3);
@@ -316,7 +317,10 @@ Value tileGemms(OpBuilder &b, Location loc, Value u, Value v) {
   Value acc = dlc::filled(b, loc, accType, 0.0);
   MLIRContext *ctx = b.getContext();
   AffineExpr dab, dn, dpanel, drow, dp, dk;
-  bindDims(ctx, dab, dn, dpanel, drow, dp, dk);
+  if (layout.pixelRows)
+    bindDims(ctx, dab, dn, dpanel, dp, drow, dk);
+  else
+    bindDims(ctx, dab, dn, dpanel, drow, dp, dk);
   SmallVector<AffineMap> maps{AffineMap::get(6, 0, {dab, dpanel, dk, drow}, ctx),
                               AffineMap::get(6, 0, {dab, dn, dk, dp}, ctx),
                               AffineMap::get(6, 0, {dab, dn, dpanel, drow, dp}, ctx)};
@@ -342,10 +346,12 @@ int64_t gemmCost(int64_t weights, int64_t columns) {
 }
 
 /// How a conv is tiled: F(m x m, 3 x 3) over TY x TX tiles (the last ones
-/// may overhang the output), and the tile count padded to the GEMMs' lanes.
+/// may overhang the output), the GEMMs' layout for that many tiles, and the
+/// tile count padded to its register tile.
 struct Plan {
   const Winograd *w = nullptr;
   int64_t ty = 0, tx = 0;
+  dlc::GemmLayout layout;
   int64_t pp = 0;
   int64_t tiles() const { return ty * tx; }
   int64_t cost() const { return gemmCost(w->alpha() * w->alpha(), pp); }
@@ -378,7 +384,7 @@ Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value 
   Value v = b.create<tensor::InsertSliceOp>(
       loc, b.create<tensor::CollapseShapeOp>(loc, corner.getType(), v6, groups), vBuf, offsets,
       sizes, strides);
-  Value mats = tileGemms(b, loc, filter, v);
+  Value mats = tileGemms(b, loc, filter, v, plan.layout);
   SmallVector<int64_t> outShape(it.getShape());
   if (ty * m == outShape[2] && tx * m == outShape[3])
     return outputTransform(b, loc, w, mats, init);
@@ -401,8 +407,8 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   /// The m (up to `max-tile`) whose GEMMs do the least work, tile
   /// overhang and padding included (ResNet's 14x14 maps: 4x4 tiles of
   /// F(4x4) overhang to 16x16, 36 x 16 multiplies per channel pair,
-  /// against 16 x 64 for F(2x2)'s 7x7 tiles padded to 64 lanes).
-  Plan planFor(int64_t oh, int64_t ow) const {
+  /// against 16 x 54 for F(2x2)'s 7x7 tiles, in 6-tile rows).
+  Plan planFor(int64_t f, int64_t oh, int64_t ow) const {
     Plan best;
     for (int64_t m = 2; m <= opts.maxTile; m *= 2) {
       Plan p;
@@ -411,7 +417,8 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         continue;
       p.ty = (oh + m - 1) / m;
       p.tx = (ow + m - 1) / m;
-      p.pp = dlc::paddedPixels(p.tiles(), layout.lanes);
+      p.layout = dlc::layoutFor(layout, f, p.tiles());
+      p.pp = dlc::paddedPixels(p.tiles(), p.layout.pixelTile());
       if (!best.w || p.cost() < best.cost())
         best = p;
     }
@@ -435,11 +442,12 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // `min-channels` they do not), and GEMMs cheaper than im2col's.
     int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wt.getDimSize(0);
     int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
-    Plan plan = planFor(oh, ow);
+    Plan plan = planFor(f, oh, ow);
     if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
       return failure();
-    // Against im2col's GEMM over the same pixels in the same layout.
-    if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, layout.lanes)))
+    // Against im2col's GEMM over the same pixels in the layout it would take.
+    int64_t im2colTile = dlc::layoutFor(layout, f, oh * ow).pixelTile();
+    if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, im2colTile)))
       return failure();
     std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);
     if (!g)
@@ -449,10 +457,10 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     dlc::recordKernel(conv, "Winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
                                 ",3x3), " + std::to_string(alpha * alpha) + " GEMMs over " +
                                 std::to_string(tiles) + " tiles; transformed " +
-                                dlc::packedKernelName(layout, f, tiles, pp, "tiles"));
+                                dlc::packedKernelName(plan.layout, f, tiles, pp, "tiles"));
     Location loc = conv.getLoc();
     Value x = conv.getInputs()[0], init = conv.getOutputs()[0];
-    Value filter = transformedFilter(r, loc, w, *g, f, c, layout.rows);
+    Value filter = transformedFilter(r, loc, w, *g, f, c, plan.layout.panelWidth());
     // Batches in image chunks whose V stays under the cache bound.
     int64_t perImage = alpha * alpha * c * pp * 4;
     int64_t chunk = n;

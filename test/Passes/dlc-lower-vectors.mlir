@@ -12,6 +12,34 @@ func.func @outer_product(%x: vector<4x1xf32>, %y: vector<1x16xf32>, %acc: vector
   return %r : vector<4x16xf32>
 }
 
+// The transposed tile (dlc-conv-to-im2col's pixelRows layout): the lhs, a
+// 16-filter panel row, runs along the accumulator's lanes and the rhs, 6
+// pixels, along its rows. The operands are swapped first: one 16-lane FMA
+// per pixel, the pixel broadcast, never 6-lane FMAs per filter on a
+// transposed accumulator.
+// CHECK-LABEL: func.func @lanes_operand_second
+// CHECK-SAME: (%[[W:[^:]*]]: vector<1x16xf32>, %[[P:[^:]*]]: vector<1x6xf32>, %[[ACC:[^:]*]]: vector<6x16xf32>)
+// CHECK-NOT: vector.contract
+// CHECK-NOT: vector.transpose
+// CHECK-COUNT-6: vector.fma {{.*}} : vector<16xf32>
+// CHECK-NOT: vector.fma
+// CHECK: return
+func.func @lanes_operand_second(%w: vector<1x16xf32>, %p: vector<1x6xf32>, %acc: vector<6x16xf32>) -> vector<6x16xf32> {
+  %r = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %w, %p, %acc : vector<1x16xf32>, vector<1x6xf32> into vector<6x16xf32>
+  return %r : vector<6x16xf32>
+}
+
+// A transpose (a pixelRows tile's accumulator, stored at the end of its K
+// chunk) is one shuffle, not an extract and insert per element.
+// CHECK-LABEL: func.func @transpose_as_shuffle
+// CHECK: vector.shuffle
+// CHECK-NOT: vector.insert {{.*}} : f32 into
+// CHECK: return
+func.func @transpose_as_shuffle(%acc: vector<6x16xf32>) -> vector<16x6xf32> {
+  %t = vector.transpose %acc, [1, 0] : vector<6x16xf32> to vector<16x6xf32>
+  return %t : vector<16x6xf32>
+}
+
 // A lane-reduction tile (reduction dims of size 1, both operands along the
 // lanes): one FMA over the accumulator's shape (vector-to-llvm unrolls it
 // into 10 lane-vector FMAs), the operands arranged by moving whole 8-lane

@@ -224,6 +224,69 @@ func.func @panel_gemm(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>, %acc: 
 
 // -----
 
+// The transposed panel GEMM (dlc-conv-to-im2col's pixelRows layout: loops
+// (n, panel, pixel, row, k), the 16-row panel innermost): the register tile
+// is 6 pixels x the panel's 16 lanes, the accumulator read and written
+// transposed around the K loop. Panels go outside the pixel tiles (the
+// filter panel stays in cache), and K goes in chunks of 4 x cache-k (1024).
+// CHECK-LABEL: func.func @pixel_rows_gemm
+// CHECK: scf.forall (%[[PANEL:.*]]) in (2)
+// CHECK: scf.for %[[K0:.*]] = %c0 to %c2048 step %c1024
+// CHECK: scf.for %[[P:.*]] = %c0 to %c54 step %c6
+// CHECK: %[[TILE:.*]] = vector.transfer_read {{.*}} : tensor<1x1x16x54xf32>, vector<1x1x16x6xf32>
+// CHECK: %[[ACC:.*]] = vector.transpose %[[TILE]], [0, 1, 3, 2]
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c1024 step %c1 iter_args(%{{.*}} = %[[ACC]])
+// CHECK: vector.transfer_read %{{.*}}[%[[PANEL]], %{{.*}}, %c0]{{.*}} : tensor<2x2048x16xf32>, vector<1x1x16xf32>
+// CHECK: vector.transfer_read %{{.*}}[%c0, %{{.*}}, %[[P]]]{{.*}} : tensor<1x2048x54xf32>, vector<1x1x6xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1x16xf32>, vector<1x1x6xf32> into vector<1x1x6x16xf32>
+// CHECK: %[[OUT:.*]] = vector.transpose %[[SUM]], [0, 1, 3, 2]
+// CHECK: vector.transfer_write %[[OUT]], {{.*}} : vector<1x1x16x6xf32>, tensor<1x1x16x54xf32>
+#wmapT = affine_map<(n, b, p, r, k) -> (b, k, r)>
+#cmapT = affine_map<(n, b, p, r, k) -> (n, k, p)>
+#omapT = affine_map<(n, b, p, r, k) -> (n, b, r, p)>
+func.func @pixel_rows_gemm(%w: tensor<2x2048x16xf32>, %cols: tensor<1x2048x54xf32>, %acc: tensor<1x2x16x54xf32>) -> tensor<1x2x16x54xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmapT, #cmapT, #omapT], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x2048x16xf32>, tensor<1x2048x54xf32>) outs(%acc : tensor<1x2x16x54xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x16x54xf32>
+  return %0 : tensor<1x2x16x54xf32>
+}
+
+// -----
+
+// A panel GEMM from a zero fill with no epilogue after it (a Winograd conv's
+// GEMMs): each register tile starts from the zero vector in registers; the
+// fill never goes to memory and the tile is written once.
+// CHECK-LABEL: func.func @panel_gemm_from_fill
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x6x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall (%[[PANEL:.*]]) in (2)
+// CHECK: scf.for %[[P:.*]] = %c0 to %c48 step %c16 iter_args(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c36 step %c1 iter_args(%{{.*}} = %[[ZERO]])
+// CHECK: vector.contract
+// CHECK: vector.transfer_write %[[SUM]], %[[OUT]][%c0, %c0, %c0, %[[P]]]
+// CHECK-NOT: vector.transfer_write
+// CHECK: scf.forall.in_parallel
+#wmapF = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#cmapF = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#omapF = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+func.func @panel_gemm_from_fill(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>) -> tensor<1x2x6x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#wmapF, #cmapF, #omapF], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  return %0 : tensor<1x2x6x48xf32>
+}
+
+// -----
+
 // 12-row panels over 32 pixels: two 8-lane vectors would be 24 accumulators
 // (AVX2 has 16 registers), so the tile is one vector wide: 12 x 8.
 // CHECK-LABEL: func.func @panel_gemm_twelve_rows
