@@ -25,18 +25,19 @@ using namespace mlir;
 /// broadcasts are contiguous and every tile is full; the pixels are padded
 /// to a multiple of `lanes` in the columns and the output (padding columns
 /// hold whatever the buffer held: they are computed and never read). Full
-/// tiles everywhere: no peeled remainders, no scalar column (ResNet's 7x7
-/// maps have 49 pixels, padded to 64 on AVX2). Small maps used to take
-/// twice the rows and half the lanes (49 pixels padded to 56, 12 x 8
-/// tiles); the 6 x 16 tile over 64 pixels measured faster (session 20:
-/// ResNet-18 5-6%, ResNet-50 1.3-1.9%, MobileNetV2 the same).
+/// tiles everywhere: no peeled remainders, no scalar column. (Small maps
+/// once took twice the rows and half the lanes, 49 pixels padded to 56 in
+/// 12 x 8 tiles; the 6 x 16 tile over 64 pixels measured faster, session
+/// 20. They now take the transposed tile below.)
 ///
 /// With `pixelRows` the tile is transposed: `rows` pixels x `lanes`
 /// filters, the filter in panels [F'/lanes, K, lanes] (F' = F rounded up to
 /// `lanes`) broadcast-free along the lanes, the pixels padded to a multiple
 /// of `rows` and broadcast from the columns (6 contiguous floats a k step),
-/// the output tile stored transposed once its K loop is done. ResNet's 7x7
-/// maps pad 49 pixels to 54 instead of 64.
+/// the output tile stored transposed once its K loop (chunk) is done.
+/// ResNet's 7x7 maps pad 49 pixels to 54 instead of 64 (session 22, A/B:
+/// ResNet-50 86.1 -> 84.4 ms at 1 thread with Winograd's 49-tile GEMMs
+/// included).
 struct GemmLayout {
   int64_t rows = 0; ///< 0: the plain GEMM
   int64_t lanes = 0;
