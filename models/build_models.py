@@ -298,6 +298,18 @@ def op_models():
     models["winograd"] = g.model("winograd", [tensor("x", [2, 24, 15, 17]), tensor("y", [2, 16, 16, 16])],
                                  [tensor(a, [2, 20, 15, 17]), tensor(small, [2, 32, 7, 8]),
                                   tensor(even, [2, 24, 16, 16])])
+    # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
+    # after its first conv): dlc compiles it at batch 1 and runs it an image
+    # at a time. batch_mixed ends in a Softmax over the batch, which must
+    # keep the batch whole.
+    for name, mixed in (("batch_split", False), ("batch_mixed", True)):
+        g = Graph(17)
+        a = g.node("Relu", [g.bn(g.conv("x", 8, 16, 3, 1, 1), 16)])  # 4x16x144x144
+        b = g.node("Relu", [g.conv(g.node("MaxPool", [a], kernel_shape=[2, 2], strides=[2, 2]),
+                                   16, 32, 3, 2, 1)])  # 4x32x36x36
+        logits = g.gemm(g.node("Flatten", [g.node("GlobalAveragePool", [b])]), 32, 10)
+        y = g.node("Softmax", [logits], axis=0 if mixed else 1)
+        models[name] = g.model(name, [tensor("x", [4, 8, 144, 144])], [tensor(y, [4, 10])])
     # Shape given as a graph input (as ONNX's node tests do): compiled with
     # `dlc compile --bind shape=FILE.npy`.
     node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")

@@ -91,6 +91,10 @@ typedef struct dlc_model_meta {
   const dlc_train_meta *train;   /* NULL: an inference-only library */
   void (*entry)(void **args);    /* the CPU code; NULL in CUDA builds */
   const dlc_gpu_meta *gpu;       /* NULL in CPU builds */
+  /* > 1: the entry computes one image of a batch-separable model (its
+   * tensors above keep the batch); the runtime calls it batch_runs times,
+   * each input and output advanced by 1/batch_runs of its bytes. */
+  int64_t batch_runs;
 } dlc_model_meta;
 
 extern DLC_HIDDEN const dlc_model_meta dlc_meta;

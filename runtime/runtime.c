@@ -74,6 +74,7 @@ struct dlc_model {
   int owns_arena;
   dlc_pool pool;
   void **args; /* inputs, parameters, outputs, arena, pool */
+  void **run_args; /* batch_runs > 1: args for one image (run_per_image) */
   /* Trainable builds: two sets of [parameters | optimizer state], each slot
    * 64-byte aligned; `current` holds the live values. */
   char *persist;
@@ -318,6 +319,11 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   dlc_model *m = calloc(1, sizeof(dlc_model));
   size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_params + dlc_meta.num_outputs + 2;
   void **args = m ? calloc(nargs, sizeof(void *)) : NULL;
+  void **run_args = m ? calloc(nargs, sizeof(void *)) : NULL;
+  if (!run_args) {
+    free(args);
+    args = NULL;
+  }
   if (!arena && args) {
     arena = alloc_arena(dlc_arena_bytes());
     if (m)
@@ -327,6 +333,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
     if (m && m->owns_arena)
       free(arena);
     free(args);
+    free(run_args);
     free(m);
     return set_error(create_error, DLC_ERROR_OUT_OF_MEMORY,
                      "dlc_create: cannot allocate the %zu-byte arena or the thread pool",
@@ -334,6 +341,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   }
   m->arena = arena;
   m->args = args;
+  m->run_args = run_args;
   m->args[nargs - 2] = arena;
   m->args[nargs - 1] = &m->pool;
   if (!persist_start(m)) {
@@ -453,6 +461,23 @@ static int check_overlap(dlc_model *m) {
   return DLC_OK;
 }
 
+/* A batch-separable model (dlc_model_meta's batch_runs): its entry, over
+ * a batch-1 plan, once per image, on a copy of the arguments whose input
+ * and output pointers advance by one image's bytes each time. */
+static void run_per_image(dlc_model *m) {
+  int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs, np = num_params();
+  int64_t runs = dlc_meta.batch_runs;
+  memcpy(m->run_args, m->args, ((size_t)ni + np + no + 2) * sizeof(void *));
+  for (int64_t r = 0; r < runs; ++r) {
+    for (int i = 0; i < ni; ++i)
+      m->run_args[i] = (char *)m->args[i] + r * (dlc_meta.inputs[i].bytes / runs);
+    for (int o = 0; o < no; ++o)
+      m->run_args[ni + np + o] =
+          (char *)m->args[ni + np + o] + r * (dlc_meta.outputs[o].bytes / runs);
+    dlc_meta.entry(m->run_args);
+  }
+}
+
 DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
                     dlc_tensor *outputs, size_t num_outputs) {
   if (!m)
@@ -475,7 +500,10 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   }
   for (int i = 0; i < num_params(); ++i)
     m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
-  dlc_meta.entry(m->args);
+  if (dlc_meta.batch_runs > 1)
+    run_per_image(m);
+  else
+    dlc_meta.entry(m->args);
   m->error[0] = 0;
   return DLC_OK;
 }
@@ -494,6 +522,7 @@ DLC_API void dlc_destroy(dlc_model *m) {
   if (m->owns_arena)
     free(m->arena);
   free(m->args);
+  free(m->run_args);
   free(m->persist);
   free(m->slot_offset);
   free(m->train_args);

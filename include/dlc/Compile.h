@@ -36,6 +36,11 @@ struct CompileOptions {
   /// tensor cores; tf32 (default, as cuDNN and TensorRT), bf16, fp16: the
   /// tensor-core GEMM with float accumulation.
   std::string precision = "tf32";
+  /// > 1: the model was imported at batch 1 (see separableBatch) and its
+  /// signature says batch `batchRuns`; the runtime runs it once per image.
+  int64_t batchRuns = 1;
+  /// Why a batched model was not split (for `dlc inspect`); empty if not tried.
+  std::string batchKept;
   /// Training build (`--train`): the library also exports dlc_train_step.
   struct Training {
     bool enabled = false;
@@ -48,6 +53,14 @@ struct CompileOptions {
 /// The CUDA back end (`--target=cuda:sm_XX`): PTX, cubin or a host library
 /// embedding them; called by compileModel.
 bool compileCudaModel(ImportedModel &model, const CompileOptions &options, std::string &error);
+
+/// The batch N with which `batched` (a batch-N import) may run as N runs of
+/// `single` (the same file imported at batch 1), one image each: every
+/// value computed from the inputs has the batch as dim 0, no op combines
+/// images, and the batch's activations overflow the cache (see
+/// BatchSplit.cpp). Else 1, with `why` saying what stopped it.
+int64_t separableBatch(const ImportedModel &batched, const ImportedModel &single,
+                       std::string &why);
 
 /// Lowers, plans and emits `model`; false with a one-line `error` on failure.
 bool compileModel(ImportedModel &model, const CompileOptions &options,

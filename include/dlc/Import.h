@@ -22,6 +22,9 @@ struct BoundInput {
 struct ImportOptions {
   /// Full shapes for graph inputs, by name (binds symbolic dims).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// > 0: every graph input's dim 0 becomes this, whatever the model says
+  /// (dlc compile's batch split imports a batch-N model again at 1).
+  int64_t batch = 0;
   /// Inputs replaced by constants before anything else sees the graph, as
   /// onnx-mlir's "constant input" test variant: shape-like integer inputs
   /// (Reshape's shape, Squeeze's axes, ...) then fold like initializers.

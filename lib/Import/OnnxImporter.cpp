@@ -2713,6 +2713,8 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
           shape.push_back(d.dim_value());
         }
       }
+      if (opts.batch > 0 && !shape.empty())
+        shape[0] = opts.batch;
       argTypes.push_back(RankedTensorType::get(shape, elemType(tt.elem_type())));
       out.inputs.push_back({vi.name(), tt.elem_type(), shape});
     }

@@ -51,7 +51,7 @@ bool parseBytes(const std::string &s, int64_t &out) {
 }
 
 bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,
-                     const dlc::CompileOptions &opts, std::string &error) {
+                     const dlc::CompileOptions &opts, std::string &error, bool batchSplit) {
   mlir::DialectRegistry registry;
   dlc::registerDialects(registry);
   mlir::MLIRContext ctx(registry);
@@ -59,7 +59,29 @@ bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importO
   dlc::ImportedModel imported;
   if (!dlc::importOnnxFile(ctx, model, importOpts, imported, error))
     return false;
-  if (dlc::compileModel(imported, opts, error))
+  dlc::CompileOptions options = opts;
+  dlc::ImportedModel single;
+  if (batchSplit && !opts.train.enabled && !opts.target.isCuda() && opts.emit == "lib" &&
+      opts.optLevel > 0 && !imported.inputs.empty()) {
+    // The same file at batch 1 (a model the importer refuses there, one
+    // whose Reshape spells out the batch, simply keeps its batch).
+    dlc::ImportOptions one = importOpts;
+    one.batch = 1;
+    std::string why;
+    if (imported.inputs[0].shape.size() && imported.inputs[0].shape[0] > 1) {
+      if (dlc::importOnnxFile(ctx, model, one, single, why))
+        options.batchRuns = dlc::separableBatch(imported, single, why);
+      else
+        why = "not importable at batch 1: " + why;
+      if (options.batchRuns > 1) {
+        single.inputs = imported.inputs;
+        single.outputs = imported.outputs;
+      } else {
+        options.batchKept = why;
+      }
+    }
+  }
+  if (dlc::compileModel(options.batchRuns > 1 ? single : imported, options, error))
     return true;
   error = model + ": " + error;
   return false;

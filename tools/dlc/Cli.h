@@ -22,9 +22,12 @@ bool parseNumber(const std::string &s, double &out);
 /// A byte count: digits with an optional K, M or G suffix (powers of 1024).
 bool parseBytes(const std::string &s, int64_t &out);
 /// Imports and compiles `model` in a fresh MLIR context; false with a
-/// one-line `error` (naming the model) on failure.
+/// one-line `error` (naming the model) on failure. With `batchSplit`, a
+/// batch-separable CPU inference library is built from the model's batch-1
+/// import and runs an image at a time (dlc::separableBatch).
 bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importOpts,
-                     const dlc::CompileOptions &opts, std::string &error);
+                     const dlc::CompileOptions &opts, std::string &error,
+                     bool batchSplit = false);
 
 /// A compiled model library opened with dlopen.
 struct Library {

@@ -32,6 +32,7 @@ int usage() {
           "  dlc compile MODEL.onnx -o OUT.so [--target=x86-64-avx2|x86-64-avx512|native|cuda:sm_90]\n"
           "              [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]... [-O0..-O3]\n"
           "              [--emit=mlir|llvm|asm|obj|lib|ptx|cubin] [--print-ir-after-all]\n"
+          "              [--no-batch-split] (keep a separable batch together)\n"
           "              [--precision=fp32|tf32|bf16|fp16] (CUDA targets; default tf32)\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
@@ -63,6 +64,7 @@ int compileCommand(int argc, char **argv) {
   std::string model, target = "native", error, value;
   dlc::CompileOptions opts;
   dlc::ImportOptions importOpts;
+  bool batchSplit = true;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (optionValue(argc, argv, i, "-o", value)) {
@@ -122,6 +124,8 @@ int compileCommand(int argc, char **argv) {
       opts.optLevel = arg[2] - '0';
     } else if (arg == "--print-ir-after-all") {
       opts.printIrAfterAll = true;
+    } else if (arg == "--no-batch-split") {
+      batchSplit = false;
     } else if (!arg.empty() && arg[0] == '-') {
       return fail("unknown option '" + arg + "'");
     } else if (model.empty()) {
@@ -138,7 +142,7 @@ int compileCommand(int argc, char **argv) {
   if (!dlc::resolveTarget(target, opts.target, error))
     return fail(error);
   importOpts.trainable = opts.train.enabled;
-  return compileOnnxFile(model, importOpts, opts, error) ? 0 : fail(error);
+  return compileOnnxFile(model, importOpts, opts, error, batchSplit) ? 0 : fail(error);
 }
 
 std::string sanitize(const std::string &name) {
@@ -352,6 +356,12 @@ int inspectCommand(int argc, char **argv) {
          "%lld buffers, %d-byte aligned\n",
          (long long)arena, (long long)bound, bound ? (double)arena / bound : 1.0,
          (long long)plan["buffers"].get<int64_t>(), plan["alignment"].get<int>());
+  if (sig.contains("batch_runs"))
+    printf("batch: %lld images, run one at a time (batch-separable; the plan above is one "
+           "image's)\n",
+           (long long)sig["batch_runs"].get<int64_t>());
+  else if (sig.contains("batch_kept"))
+    printf("batch: run whole (%s)\n", sig["batch_kept"].get<std::string>().c_str());
   if (sig.contains("conv_kernels")) {
     printf("convolutions (%zu):\n", sig["conv_kernels"].size());
     for (const auto &k : sig["conv_kernels"])
