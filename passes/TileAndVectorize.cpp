@@ -243,6 +243,40 @@ int64_t cacheTile(int64_t want, int64_t size, int64_t multiple) {
   return size <= 2 * want ? 0 : want;
 }
 
+/// A read of exactly what a transfer_write just wrote to a tensor, through
+/// other permutation maps (a pixelRows register tile's epilogue reading the
+/// accumulator the GEMM stored transposed): the written vector, transposed.
+/// Upstream's read-after-write folding built an invalid broadcast for these
+/// when unit dims sat between the permuted ones.
+struct ForwardPermutedWrite : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto write = read.getSource().getDefiningOp<vector::TransferWriteOp>();
+    if (!write || read.getMask() || write.getMask() ||
+        !isa<RankedTensorType>(read.getSource().getType()) ||
+        llvm::any_of(read.getInBoundsValues(), [](bool b) { return !b; }) ||
+        llvm::any_of(write.getInBoundsValues(), [](bool b) { return !b; }) ||
+        read.getIndices() != write.getIndices())
+      return failure();
+    AffineMap r = read.getPermutationMap(), w = write.getPermutationMap();
+    if (!r.isPermutation() || !w.isPermutation() || r == w)
+      return failure();
+    VectorType from = write.getVectorType(), to = read.getVectorType();
+    SmallVector<int64_t> perm;
+    for (unsigned i = 0; i < r.getNumResults(); ++i) {
+      unsigned j = 0;
+      while (w.getDimPosition(j) != r.getDimPosition(i))
+        ++j;
+      if (from.getDimSize(j) != to.getDimSize(i))
+        return failure();
+      perm.push_back(j);
+    }
+    rewriter.replaceOpWithNewOp<vector::TransposeOp>(read, write.getVector(), perm);
+    return success();
+  }
+};
+
 struct TileAndVectorizePass
     : dlc::impl::TileAndVectorizeBase<TileAndVectorizePass> {
   using TileAndVectorizeBase::TileAndVectorizeBase;
@@ -317,6 +351,12 @@ struct TileAndVectorizePass
         return signalPassFailure();
     }
     hoistAccumulators(func);
+    {
+      RewritePatternSet forwarding(&getContext());
+      forwarding.add<ForwardPermutedWrite>(&getContext());
+      if (failed(applyPatternsAndFoldGreedily(func, std::move(forwarding))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
     vector::populateVectorReductionToContractPatterns(patterns);
@@ -507,6 +547,13 @@ struct TileAndVectorizePass
       for (unsigned d : dims->m)
         if (d != m && pixelTiles < 4)
           cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / 4), ranges[d], 1);
+      // A pixelRows GEMM over packed columns (n, panel, tile, r, row, k):
+      // all its pixel tiles in each cache tile, where they reuse the
+      // filter panel.
+      if (pixelRows)
+        for (unsigned d : dims->n)
+          if (d != n && d != dims->n.front())
+            cache[d] = 0;
       splitSmallGemm(op, *dims, ranges, lanes, cache);
       // Panel groups inside the pixel tiles: one thread's consecutive
       // iterations then read the same columns, from L2.

@@ -256,6 +256,50 @@ func.func @pixel_rows_gemm(%w: tensor<2x2048x16xf32>, %cols: tensor<1x2048x54xf3
 
 // -----
 
+// The transposed GEMM over packed columns (dlc-conv-to-im2col's pixelRows
+// layout: loops (n, panel, tile, r, row, k), columns [n, tiles, K, 6]) with
+// a Relu after it: each forall iteration takes one filter panel and all 9
+// pixel tiles (the panel stays in cache); each tile starts from zero in
+// registers, applies the Relu to its 6 x 16 accumulator, and is transposed
+// once into the NCHW output (the epilogue's read of the GEMM's transposed
+// write forwarded as a transpose, not a broadcast).
+// CHECK-LABEL: func.func @pixel_rows_packed
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x6x16xf32>
+// CHECK: scf.forall (%[[PANEL:.*]]) in (2)
+// CHECK: scf.for %[[T:.*]] = %c0 to %c9 step %c1 iter_args(%[[OUT:.*]] = %{{.*}})
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %c0 to %c64 step %c1 iter_args(%{{.*}} = %[[ZERO]])
+// CHECK: vector.transfer_read %{{.*}}[%[[PANEL]], %[[K]], %c0]{{.*}} : tensor<2x64x16xf32>, vector<1x1x16xf32>
+// CHECK: vector.transfer_read %{{.*}}[%c0, %[[T]], %[[K]], %c0]{{.*}} : tensor<1x9x64x6xf32>, vector<1x1x1x6xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1x16xf32>, vector<1x1x1x6xf32> into vector<1x1x1x6x16xf32>
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<1x1x1x6x16xf32>
+// CHECK: %[[NCHW:.*]] = vector.transpose %[[RELU]], [0, 1, 4, 2, 3]
+// CHECK: vector.transfer_write %[[NCHW]], %[[OUT]][%c0, %c0, %c0, %[[T]], %c0]
+// CHECK-NOT: linalg.generic
+#wP = affine_map<(n, b, t, r, l, k) -> (b, k, l)>
+#cP = affine_map<(n, b, t, r, l, k) -> (n, t, k, r)>
+#oP = affine_map<(n, b, t, r, l, k) -> (n, b, l, t, r)>
+#id5 = affine_map<(a, b, c, d, e) -> (a, b, c, d, e)>
+func.func @pixel_rows_packed(%w: tensor<2x64x16xf32>, %cols: tensor<1x9x64x6xf32>) -> tensor<1x2x16x9x6xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x16x9x6xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x16x9x6xf32>) -> tensor<1x2x16x9x6xf32>
+  %0 = linalg.generic {indexing_maps = [#wP, #cP, #oP], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x64x16xf32>, tensor<1x9x64x6xf32>) outs(%acc : tensor<1x2x16x9x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x16x9x6xf32>
+  %e2 = tensor.empty() : tensor<1x2x16x9x6xf32>
+  %1 = linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x2x16x9x6xf32>) outs(%e2 : tensor<1x2x16x9x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x16x9x6xf32>
+  return %1 : tensor<1x2x16x9x6xf32>
+}
+
+// -----
+
 // A panel GEMM from a zero fill with no epilogue after it (a Winograd conv's
 // GEMMs): each register tile starts from the zero vector in registers; the
 // fill never goes to memory and the tile is written once.
