@@ -17,8 +17,10 @@ int64_t dlc::paddedPixels(int64_t p, int64_t lanes) {
   return tiles * lanes;
 }
 
-dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t pixels) {
-  if (!target.rows || !target.lanes)
+dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t depth,
+                               int64_t pixels) {
+  constexpr int64_t kMinMultiplyAdds = 1 << 19;
+  if (!target.rows || !target.lanes || filters * depth * pixels < kMinMultiplyAdds)
     return target;
   GemmLayout transposed{target.rows, target.lanes, /*pixelRows=*/true};
   int64_t direct = roundUp(filters, target.rows) * roundUp(pixels, target.lanes);

@@ -52,12 +52,14 @@ struct GemmLayout {
 
 inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
-/// The layout of a conv GEMM of `filters` x `pixels` on a target whose
-/// register tile is `target`: transposed (pixelRows) where that pads the
-/// GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x 64;
-/// 14x14 maps, 198 against 208 pixels, stay: the transposed tile's store
-/// costs more than 5%), else the target's.
-GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t pixels);
+/// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
+/// whose register tile is `target`: transposed (pixelRows) where that pads
+/// the GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x
+/// 64; 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
+/// store costs more than 5%) and the GEMM has at least 2^19 multiply-adds
+/// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
+/// ran 8% slower), else the target's.
+GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number
 /// of them, so that a column block's rows spread over every L1 set (see

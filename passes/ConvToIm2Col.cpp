@@ -197,7 +197,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     std::optional<SmallVector<float>> filter;
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
-    GemmLayout l = dlc::layoutFor(layout, f, hw);
+    GemmLayout l = dlc::layoutFor(layout, f, c, hw);
     int64_t pp = roundUp(hw, l.pixelTile());
     recordKernel(conv, "1x1 as GEMM, no im2col; " +
                            (filter ? packedKernelName(l, f, hw, pp) : std::string("plain GEMM")));
@@ -245,7 +245,7 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (filter) {
       // The columns go straight into their padded buffer, through a view of
       // its first P pixels.
-      GemmLayout l = dlc::layoutFor(layout, f, p);
+      GemmLayout l = dlc::layoutFor(layout, f, ckk, p);
       int64_t pp = paddedPixels(p, l.pixelTile());
       recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
       Value cols;

@@ -408,7 +408,7 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   /// overhang and padding included (ResNet's 14x14 maps: 4x4 tiles of
   /// F(4x4) overhang to 16x16, 36 x 16 multiplies per channel pair,
   /// against 16 x 54 for F(2x2)'s 7x7 tiles, in 6-tile rows).
-  Plan planFor(int64_t f, int64_t oh, int64_t ow) const {
+  Plan planFor(int64_t f, int64_t c, int64_t oh, int64_t ow) const {
     Plan best;
     for (int64_t m = 2; m <= opts.maxTile; m *= 2) {
       Plan p;
@@ -417,7 +417,7 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
         continue;
       p.ty = (oh + m - 1) / m;
       p.tx = (ow + m - 1) / m;
-      p.layout = dlc::layoutFor(layout, f, p.tiles());
+      p.layout = dlc::layoutFor(layout, f, c, p.tiles());
       p.pp = dlc::paddedPixels(p.tiles(), p.layout.pixelTile());
       if (!best.w || p.cost() < best.cost())
         best = p;
@@ -442,11 +442,11 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // `min-channels` they do not), and GEMMs cheaper than im2col's.
     int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wt.getDimSize(0);
     int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
-    Plan plan = planFor(f, oh, ow);
+    Plan plan = planFor(f, c, oh, ow);
     if (!plan.w || oh * ow < opts.minPixels || c < opts.minChannels || f < opts.minChannels)
       return failure();
     // Against im2col's GEMM over the same pixels in the layout it would take.
-    int64_t im2colTile = dlc::layoutFor(layout, f, oh * ow).pixelTile();
+    int64_t im2colTile = dlc::layoutFor(layout, f, 9 * c, oh * ow).pixelTile();
     if (plan.cost() >= gemmCost(9, dlc::paddedPixels(oh * ow, im2colTile)))
       return failure();
     std::optional<SmallVector<float>> g = dlc::constantF32Values(conv.getInputs()[1]);

@@ -128,7 +128,8 @@ func.func @conv_panels_6x16(%x: tensor<1x4x11x11xf32>) -> tensor<1x8x9x9xf32> {
 
 // 16 filters over 49 pixels pad to 18 x 64 in 6 x 16 tiles but to 16 x 54
 // in the transposed tile (pixelRows: 6 pixels x 16 filters), 1/4 less
-// work: the filter goes in one 16-lane panel [1, K, 16], the pixels to 54;
+// work, and 672 channels make enough multiply-adds (2^19) to pay for
+// packing: the filter goes in one 16-lane panel [1, K, 16], the pixels to 54;
 // the padded columns [1, K, 54] are packed into 6-pixel row tiles
 // [1, 9, K, 6] (a k step's 6 broadcasts contiguous), and the GEMM runs over
 // (n, panel, tile, r, row, k), its output map putting the rows back before
@@ -139,21 +140,21 @@ func.func @conv_panels_6x16(%x: tensor<1x4x11x11xf32>) -> tensor<1x8x9x9xf32> {
 // CHECK-DAG: #[[$TO:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d2, d3)>
 // CHECK-LABEL: func.func @pointwise_pixel_rows
 // CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 16-lane panels (16 -> 16 filters), 6-pixel rows (49 -> 54 pixels)"]
-// CHECK-DAG: %[[WP:.*]] = arith.constant dense_resource<packed_filter> : tensor<1x4x16xf32>
-// CHECK-DAG: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x54xf32>
-// CHECK: %[[XP:.*]] = tensor.insert_slice %{{.*}} into %[[XBUF]][0, 0, 0] [1, 4, 49] [1, 1, 1]
-// CHECK: %[[X4:.*]] = tensor.expand_shape %[[XP]] {{\[}}[0], [1], [2, 3]] output_shape [1, 4, 9, 6]
-// CHECK: %[[TBUF:.*]] = bufferization.alloc_tensor() : tensor<1x9x4x6xf32>
-// CHECK: %[[TILES:.*]] = linalg.generic {indexing_maps = [#[[$PACK]], #{{.*}}], {{.*}}} ins(%[[X4]] : tensor<1x4x9x6xf32>) outs(%[[TBUF]] : tensor<1x9x4x6xf32>)
+// CHECK-DAG: %[[WP:.*]] = arith.constant dense_resource<packed_filter> : tensor<1x672x16xf32>
+// CHECK-DAG: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x672x54xf32>
+// CHECK: %[[XP:.*]] = tensor.insert_slice %{{.*}} into %[[XBUF]][0, 0, 0] [1, 672, 49] [1, 1, 1]
+// CHECK: %[[X4:.*]] = tensor.expand_shape %[[XP]] {{\[}}[0], [1], [2, 3]] output_shape [1, 672, 9, 6]
+// CHECK: %[[TBUF:.*]] = bufferization.alloc_tensor() : tensor<1x9x672x6xf32>
+// CHECK: %[[TILES:.*]] = linalg.generic {indexing_maps = [#[[$PACK]], #{{.*}}], {{.*}}} ins(%[[X4]] : tensor<1x672x9x6xf32>) outs(%[[TBUF]] : tensor<1x9x672x6xf32>)
 // CHECK: %[[ACC:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4]] output_shape [1, 1, 16, 9, 6]
-// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$TW]], #[[$TC]], #[[$TO]]], {{.*}}} ins(%[[WP]], %[[TILES]] : tensor<1x4x16xf32>, tensor<1x9x4x6xf32>) outs(%[[ACC]] : tensor<1x1x16x9x6xf32>)
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$TW]], #[[$TC]], #[[$TO]]], {{.*}}} ins(%[[WP]], %[[TILES]] : tensor<1x672x16xf32>, tensor<1x9x672x6xf32>) outs(%[[ACC]] : tensor<1x1x16x9x6xf32>)
 // CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[GEMM]] {{\[}}[0], [1, 2], [3, 4]] {{.*}} into tensor<1x16x54xf32>
 // CHECK: tensor.extract_slice %[[OUT]][0, 0, 0] [1, 16, 49] [1, 1, 1]
-func.func @pointwise_pixel_rows(%x: tensor<1x4x7x7xf32>) -> tensor<1x16x7x7xf32> {
-  %w = arith.constant dense<0.25> : tensor<16x4x1x1xf32>
+func.func @pointwise_pixel_rows(%x: tensor<1x672x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %w = arith.constant dense<0.25> : tensor<16x672x1x1xf32>
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<1x16x7x7xf32>
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
-  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x7x7xf32>, tensor<16x4x1x1xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x672x7x7xf32>, tensor<16x672x1x1xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
