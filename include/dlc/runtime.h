@@ -62,7 +62,10 @@ size_t dlc_arena_bytes(void);
 
 /* Creates an instance. With arena == NULL the arena is allocated here, once;
  * otherwise the caller's memory is used (at least dlc_arena_bytes() bytes,
- * 64-byte aligned) and must outlive the instance. */
+ * 64-byte aligned) and must outlive the instance. A batch-separable library
+ * (`dlc inspect`: "run one at a time") has a one-image arena and also
+ * allocates here, once, one more arena per extra thread, so that images
+ * run side by side (at most min(cores, batch) - 1). */
 int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
 
 /* Runs the model. Inputs and outputs are matched by name; each must have the
