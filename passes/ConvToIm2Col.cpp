@@ -121,9 +121,9 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
   else
     acc = writeIntoCorner(b, loc, init4, acc, {{0}, {1}, {2, 3}}, {n, f, p});
   MLIRContext *ctx = b.getContext();
-  Value gemm;
+  Value out;
   if (layout.pixelRows) {
-    gemm = pixelRowsGemm(b, loc, wPanels, cols, acc, layout.rows);
+    out = pixelRowsGemm(b, loc, wPanels, cols, acc, layout.rows);
   } else {
     Value acc4 = b.create<tensor::ExpandShapeOp>(
         loc, RankedTensorType::get({n, panels, rows, pp}, elem), acc,
@@ -135,12 +135,11 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
                                 AffineMap::get(5, 0, {dn, dpanel, drow, dp}, ctx)};
     SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
-    gemm = b.create<tensor::CollapseShapeOp>(
+    out = b.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, fp, pp}, elem),
         dlc::multiplyAccumulate(b, loc, wPanels, cols, acc4, maps, iters),
         ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}});
   }
-  Value out = gemm;
   if (fp != f || pp != p)
     out = b.create<tensor::ExtractSliceOp>(
         loc, initType, out,

@@ -592,7 +592,7 @@ struct TileAndVectorizePass
       if (auto forall = dyn_cast<scf::ForallOp>(cacheTile->getParentOp()))
         tileFill = dlc::fuseInitFill(rewriter, forall);
     // The fill in memory before the K loop, unless each register tile
-    // starts from it in registers (registerEpilogue).
+    // starts from it in registers (registerTiles).
     if (tileFill && !(wholeTiles && kWhole))
       vectorizeRows(rewriter, tileFill);
     if (cacheTile)
@@ -632,8 +632,7 @@ struct TileAndVectorizePass
           fusedAway.insert(replaced);
       }
     if (tileFill && wholeTiles && kWhole) {
-      if (epilogue ? registerEpilogue(rewriter, cacheTile, epilogue, regTiles, order, reg, k)
-                   : registerFill(rewriter, cacheTile, regTiles, order, reg, k))
+      if (registerTiles(rewriter, cacheTile, epilogue, regTiles, order, reg, k))
         return;
       vectorizeRows(rewriter, tileFill);
     }
@@ -652,40 +651,54 @@ struct TileAndVectorizePass
       vectorizeRows(rewriter, epilogue, reg[n]);
   }
 
-  /// The GEMM's register tiles each computing their part of the epilogue
-  /// while their accumulators are still in registers: the epilogue (fused
-  /// into the cache tile) is tiled like the register tiles and the GEMM and
-  /// its fill fused into those tiles (upstream's tile-and-fuse), then the
-  /// GEMM tile's K goes one step at a time. Once vectorized and its
+  /// The GEMM's register tiles each starting from its fill's constant in
+  /// registers and, with an `epilogue` (fused into the cache tile),
+  /// computing their part of it while the accumulators are still there:
+  /// the epilogue (else the GEMM) is tiled like the register tiles and the
+  /// GEMM and its fill fused into those tiles (upstream's tile-and-fuse),
+  /// then the GEMM tile's K goes one step at a time. Once vectorized and its
   /// accumulator hoisted out of the K loop (hoistAccumulators), the tile
   /// starts from the fill's constant, and the epilogue reads and writes the
   /// accumulator as values: one store per output element, where the
   /// cache-tile fill, the K loop's load and store, and the epilogue's pass
-  /// over the tile made three stores and two loads. False (nothing changed)
-  /// if upstream's tiling fails.
-  bool registerEpilogue(RewriterBase &rewriter, linalg::LinalgOp gemm, linalg::LinalgOp epilogue,
-                        ArrayRef<int64_t> regTiles, ArrayRef<int64_t> order,
-                        ArrayRef<int64_t> reg, unsigned k) {
-    AffineMap out = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
-    if (!out.isProjectedPermutation() || epilogue.getNumLoops() != out.getNumResults())
-      return false;
+  /// over the tile made three stores and two loads. Without an epilogue (a
+  /// Winograd conv's GEMMs, read by the output transform) the fill in
+  /// memory cost a store and a load of each accumulator, and for a
+  /// pixelRows tile two transposes (ResNet-18 29.2 -> 28.3 ms at 1 thread,
+  /// ResNet-50 84.4 -> 83.4). False (nothing changed) if upstream's tiling
+  /// fails.
+  bool registerTiles(RewriterBase &rewriter, linalg::LinalgOp gemm, linalg::LinalgOp epilogue,
+                     ArrayRef<int64_t> regTiles, ArrayRef<int64_t> order,
+                     ArrayRef<int64_t> reg, unsigned k) {
+    // The root's tile sizes and loop order: the GEMM's, K untiled, or
+    // through the GEMM's output map, the epilogue's.
+    linalg::LinalgOp root = epilogue ? epilogue : gemm;
     SmallVector<OpFoldResult> sizes;
-    for (unsigned j = 0; j < out.getNumResults(); ++j)
-      sizes.push_back(rewriter.getIndexAttr(regTiles[out.getDimPosition(j)]));
     SmallVector<int64_t> interchange;
-    for (int64_t d : order)
+    if (epilogue) {
+      AffineMap out = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
+      if (!out.isProjectedPermutation() || epilogue.getNumLoops() != out.getNumResults())
+        return false;
       for (unsigned j = 0; j < out.getNumResults(); ++j)
-        if (out.getDimPosition(j) == d)
-          interchange.push_back(j);
+        sizes.push_back(rewriter.getIndexAttr(regTiles[out.getDimPosition(j)]));
+      for (int64_t d : order)
+        for (unsigned j = 0; j < out.getNumResults(); ++j)
+          if (out.getDimPosition(j) == d)
+            interchange.push_back(j);
+    } else {
+      for (auto [d, t] : llvm::enumerate(regTiles))
+        sizes.push_back(rewriter.getIndexAttr(d == k ? 0 : t));
+      interchange.assign(order.begin(), order.end());
+    }
     scf::SCFTilingOptions tiling;
     tiling.setTileSizes(sizes);
-    if (interchange.size() == out.getNumResults())
+    if (interchange.size() == root.getNumLoops())
       tiling.setInterchange(interchange);
     scf::SCFTileAndFuseOptions options;
     options.setTilingOptions(tiling);
-    rewriter.setInsertionPoint(epilogue);
+    rewriter.setInsertionPoint(root);
     FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
-        rewriter, cast<TilingInterface>(epilogue.getOperation()), options);
+        rewriter, cast<TilingInterface>(root.getOperation()), options);
     if (failed(result))
       return false;
     linalg::LinalgOp gemmTile, fillTile, epilogueTile;
@@ -700,7 +713,7 @@ struct TileAndVectorizePass
       else
         epilogueTile = l;
     }
-    if (!gemmTile || !fillTile || !epilogueTile) {
+    if (!gemmTile || !fillTile || (epilogue && !epilogueTile)) {
       // Tiled but not fused as expected: unwind to the memory path.
       for (LoopLikeOpInterface loop : llvm::reverse(result->loops))
         if (loop->use_empty())
@@ -709,74 +722,19 @@ struct TileAndVectorizePass
     }
     for (auto [from, to] : result->replacements)
       rewriter.replaceAllUsesWith(from, to);
-    SmallVector<Operation *> dead{epilogue, gemm};
-    if (Operation *fill = gemm.getDpsInitOperand(0)->get().getDefiningOp())
-      dead.push_back(fill);
-    for (Operation *d : dead)
-      if (d->use_empty())
-        rewriter.eraseOp(d);
-    return kStepTiles(rewriter, gemmTile, {fillTile, epilogueTile}, reg, k);
-  }
-
-  /// The GEMM's register tiles each starting from its fill's constant in
-  /// registers, where no epilogue follows (a Winograd conv's GEMMs, read by
-  /// the output transform): the fill fused into the register tiles
-  /// (upstream's tile-and-fuse, the GEMM the root), then K one step at a
-  /// time. The fill in memory before the tiles cost a store and a load of
-  /// each accumulator, and for a pixelRows tile two transposes (ResNet-18
-  /// 29.2 -> 28.3 ms at 1 thread, ResNet-50 84.4 -> 83.4, most of their
-  /// 3x3 convs being Winograd). False (nothing changed) if upstream's
-  /// tiling fails.
-  bool registerFill(RewriterBase &rewriter, linalg::LinalgOp gemm, ArrayRef<int64_t> regTiles,
-                    ArrayRef<int64_t> order, ArrayRef<int64_t> reg, unsigned k) {
-    SmallVector<OpFoldResult> sizes;
-    for (auto [d, t] : llvm::enumerate(regTiles))
-      sizes.push_back(rewriter.getIndexAttr(d == k ? 0 : t));
-    scf::SCFTilingOptions tiling;
-    tiling.setTileSizes(sizes);
-    if (order.size() == regTiles.size())
-      tiling.setInterchange(order);
-    scf::SCFTileAndFuseOptions options;
-    options.setTilingOptions(tiling);
-    rewriter.setInsertionPoint(gemm);
-    FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(
-        rewriter, cast<TilingInterface>(gemm.getOperation()), options);
-    if (failed(result))
-      return false;
-    linalg::LinalgOp gemmTile, fillTile;
-    for (Operation *t : result->tiledAndFusedOps) {
-      if (isa<linalg::FillOp>(t))
-        fillTile = cast<linalg::LinalgOp>(t);
-      else if (auto l = dyn_cast<linalg::LinalgOp>(t); l && l.getNumReductionLoops())
-        gemmTile = l;
-    }
-    if (!gemmTile || !fillTile) {
-      for (LoopLikeOpInterface loop : llvm::reverse(result->loops))
-        if (loop->use_empty())
-          rewriter.eraseOp(loop);
-      return false;
-    }
-    for (auto [from, to] : result->replacements)
-      rewriter.replaceAllUsesWith(from, to);
     Operation *fill = gemm.getDpsInitOperand(0)->get().getDefiningOp();
-    if (gemm->use_empty())
-      rewriter.eraseOp(gemm);
-    if (fill && fill->use_empty())
-      rewriter.eraseOp(fill);
-    return kStepTiles(rewriter, gemmTile, {fillTile}, reg, k);
-  }
-
-  /// A register tile's GEMM one k step at a time, marked with its vector
-  /// sizes, as are the ops fused beside it (`others`, on static shapes).
-  bool kStepTiles(RewriterBase &rewriter, linalg::LinalgOp gemmTile,
-                  ArrayRef<linalg::LinalgOp> others, ArrayRef<int64_t> reg, unsigned k) {
+    for (Operation *d : {epilogue ? epilogue.getOperation() : nullptr, gemm.getOperation(), fill})
+      if (d && d->use_empty())
+        rewriter.eraseOp(d);
     SmallVector<int64_t> kStep(gemmTile.getNumLoops(), 0);
     kStep[k] = 1;
     linalg::LinalgOp regTile = tile(rewriter, gemmTile, kStep);
     if (!regTile)
       return true; // stays scalar: correct, slower
     regTile->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(reg));
-    for (linalg::LinalgOp t : others) {
+    for (linalg::LinalgOp t : {fillTile, epilogueTile}) {
+      if (!t)
+        continue;
       SmallVector<int64_t> shape = t.getStaticLoopRanges();
       if (!llvm::any_of(shape, ShapedType::isDynamic))
         t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(shape));
@@ -787,7 +745,7 @@ struct TileAndVectorizePass
   /// Each GEMM register tile's accumulator out of its K-step loop while
   /// still on tensors (upstream's hoistLoopInvariantSubsets: the transfer
   /// read and write of the loop's tensor at loop-invariant indices), so
-  /// that the read folds to registerEpilogue's fill and the epilogue's read
+  /// that the read folds to registerTiles' fill and the epilogue's read
   /// to the loop's vector, leaving the tile's tensor unused. (The
   /// memref-level hoisting comes after bufferization, too late: the tile's
   /// separate tensor bufferized to a heap copy.) Not a loop over a function
