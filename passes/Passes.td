@@ -228,7 +228,11 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
     into vbroadcastss),
     multi-reductions reduce in parallel lanes, transfers are split into full
     and partial tiles and unrolled to 1-D, so convert-vector-to-llvm sees only
-    1-D vector ops the x86 backend maps onto ymm/zmm registers.
+    1-D vector ops the x86 backend maps onto ymm/zmm registers. Gathers
+    whose indices advance by 1 or 2 per lane (an im2col's rows) become
+    contiguous loads (and a shuffle); loads of a lane count that is not a
+    multiple of 4 (7-wide rows) become masked loads of the next power of
+    two.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect",

@@ -119,3 +119,84 @@ func.func @stride_two_read_six(%m: memref<1x4x6xf32, strided<[144, 36, 2]>>, %i:
   %v = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x6xf32, strided<[144, 36, 2]>>, vector<1x1x6xf32>
   return %v : vector<1x1x6xf32>
 }
+
+// A 7-lane row (a depthwise tap over a 7x7 map) is read as one masked load
+// of 8 lanes with the eighth off, then cut back to 7; a 12-lane read (a
+// multiple of 4: one 8-lane and one 4-lane load) stays a plain load, and
+// the 7-lane write stays a plain store (masked stores measured slower).
+// CHECK-LABEL: func.func @odd_row_read
+// CHECK-SAME: (%[[M:.*]]: memref<4x7xf32>, %[[N:.*]]: memref<4x12xf32>, %[[I:.*]]: index)
+// CHECK: %[[MASK:.*]] = vector.constant_mask [7] : vector<8xi1>
+// CHECK: %[[W:.*]] = vector.maskedload %[[M]][%[[I]], %c0], %[[MASK]], %{{.*}} : memref<4x7xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK: %[[R:.*]] = vector.extract_strided_slice %[[W]] {offsets = [0], sizes = [7], strides = [1]} : vector<8xf32> to vector<7xf32>
+// CHECK: vector.load %[[N]][%[[I]], %c0] : memref<4x12xf32>, vector<12xf32>
+// CHECK: vector.store %[[R]], %[[M]][%[[I]], %c0] : memref<4x7xf32>, vector<7xf32>
+func.func @odd_row_read(%m: memref<4x7xf32>, %n: memref<4x12xf32>, %i: index) -> vector<12xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%i, %c0], %z {in_bounds = [true]} : memref<4x7xf32>, vector<7xf32>
+  %w = vector.transfer_read %n[%i, %c0], %z {in_bounds = [true]} : memref<4x12xf32>, vector<12xf32>
+  vector.transfer_write %v, %m[%i, %c0] {in_bounds = [true]} : vector<7xf32>, memref<4x7xf32>
+  return %w : vector<12xf32>
+}
+
+// An im2col's gather along a stride-2 conv's row (indices: a row start
+// times the row length, plus 0, 2, .., 14) reads the buffer as one row:
+// two contiguous 8-lane loads and one shuffle of the even elements, no
+// scalar loads.
+// CHECK-LABEL: func.func @strided_gather
+// CHECK-SAME: (%[[M:.*]]: memref<3x226xf32>, %[[S:.*]]: index)
+// CHECK-NOT: memref.load
+// CHECK: %[[START:.*]] = arith.muli %[[S]], %c226 : index
+// CHECK: %[[ROW:.*]] = memref.collapse_shape %[[M]] {{\[\[}}0, 1]] : memref<3x226xf32> into memref<678xf32>
+// CHECK: %[[A:.*]] = vector.load %[[ROW]][%[[START]]] : memref<678xf32>, vector<8xf32>
+// CHECK: %[[NEXT:.*]] = arith.addi %[[START]], %c7 : index
+// CHECK: %[[B:.*]] = vector.load %[[ROW]][%[[NEXT]]] : memref<678xf32>, vector<8xf32>
+// CHECK: vector.shuffle %[[A]], %[[B]] [0, 2, 4, 6, 9, 11, 13, 15]
+// CHECK-NOT: memref.load
+func.func @strided_gather(%m: memref<3x226xf32>, %s: index) -> vector<1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %iota = arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14]> : vector<8xindex>
+  %row = arith.constant dense<226> : vector<8xindex>
+  %b = vector.broadcast %s : index to vector<8xindex>
+  %r = arith.muli %b, %row : vector<8xindex>
+  %i = arith.addi %r, %iota : vector<8xindex>
+  %i2 = vector.broadcast %i : vector<8xindex> to vector<1x8xindex>
+  %mask = arith.constant dense<true> : vector<1x8xi1>
+  %pass = arith.constant dense<0.0> : vector<1x8xf32>
+  %g = vector.gather %m[%c0, %c0] [%i2], %mask, %pass : memref<3x226xf32>, vector<1x8xindex>, vector<1x8xi1>, vector<1x8xf32> into vector<1x8xf32>
+  return %g : vector<1x8xf32>
+}
+
+// Consecutive indices: one contiguous load.
+// CHECK-LABEL: func.func @unit_stride_gather
+// CHECK-SAME: (%[[M:.*]]: memref<3x226xf32>, %[[S:.*]]: index)
+// CHECK: %[[START:.*]] = arith.addi %[[S]], %c3 : index
+// CHECK: %[[ROW:.*]] = memref.collapse_shape %[[M]]
+// CHECK: vector.load %[[ROW]][%[[START]]] : memref<678xf32>, vector<8xf32>
+// CHECK-NOT: memref.load
+func.func @unit_stride_gather(%m: memref<3x226xf32>, %s: index) -> vector<8xf32> {
+  %c0 = arith.constant 0 : index
+  %iota = arith.constant dense<[3, 4, 5, 6, 7, 8, 9, 10]> : vector<8xindex>
+  %b = vector.broadcast %s : index to vector<8xindex>
+  %i = arith.addi %b, %iota : vector<8xindex>
+  %mask = arith.constant dense<true> : vector<8xi1>
+  %pass = arith.constant dense<0.0> : vector<8xf32>
+  %g = vector.gather %m[%c0, %c0] [%i], %mask, %pass : memref<3x226xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  return %g : vector<8xf32>
+}
+
+// Stride 3 stays a gather (one load per lane).
+// CHECK-LABEL: func.func @stride_three_gather
+// CHECK-NOT: memref.collapse_shape
+// CHECK-COUNT-8: memref.load
+func.func @stride_three_gather(%m: memref<3x226xf32>, %s: index) -> vector<8xf32> {
+  %c0 = arith.constant 0 : index
+  %iota = arith.constant dense<[0, 3, 6, 9, 12, 15, 18, 21]> : vector<8xindex>
+  %b = vector.broadcast %s : index to vector<8xindex>
+  %i = arith.addi %b, %iota : vector<8xindex>
+  %mask = arith.constant dense<true> : vector<8xi1>
+  %pass = arith.constant dense<0.0> : vector<8xf32>
+  %g = vector.gather %m[%c0, %c0] [%i], %mask, %pass : memref<3x226xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  return %g : vector<8xf32>
+}
