@@ -468,7 +468,8 @@ struct TileAndVectorizePass
     // A transposed panel GEMM (dlc-conv-to-im2col's pixelRows layout: the
     // panel's rows, inner to the pixels, are the lanes): its register tile
     // is one panel of lanes by as many pixels as leave twelve accumulators
-    // (6 x 16 on AVX2, as dlc-conv-to-im2col padded them).
+    // (6 x 16 on AVX2, as dlc-conv-to-im2col padded them; 5 x 16 where the
+    // pixels were padded to 5-pixel tiles).
     bool pixelRows = panels && m > n;
     // Panels of up to 16 rows come with pixels padded to whole tiles of
     // nVectors vectors (dlc-conv-to-im2col and -winograd: 6 x 16 on AVX2,
@@ -478,9 +479,15 @@ struct TileAndVectorizePass
     // 24 accumulators, spilled on every k and ran at half speed).
     constexpr int64_t kMaxAccumulators = 12;
     int64_t lanes = nVectors * vectorWidth;
-    if (pixelRows)
+    if (pixelRows) {
       lanes = kMaxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth);
-    else if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
+      // Pixels padded to fewer per tile (dlc::layoutFor: 49 as 10 x 5) take
+      // that many: the largest count up to twelve accumulators' that
+      // divides them.
+      if (!ShapedType::isDynamic(ranges[n]))
+        while (lanes > 1 && ranges[n] % lanes != 0)
+          --lanes;
+    } else if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
       lanes = vectorWidth;
     // Fewer rows than the register tile has (batch-1 fully connected
     // layers): the unused accumulators go along N. One row of two vectors

@@ -126,29 +126,30 @@ func.func @conv_panels_6x16(%x: tensor<1x4x11x11xf32>) -> tensor<1x8x9x9xf32> {
 
 // -----
 
-// 16 filters over 49 pixels pad to 18 x 64 in 6 x 16 tiles but to 16 x 54
-// in the transposed tile (pixelRows: 6 pixels x 16 filters), 1/4 less
-// work, and 672 channels make enough multiply-adds (2^19) to pay for
-// packing: the filter goes in one 16-lane panel [1, K, 16], the pixels to 54;
-// the padded columns [1, K, 54] are packed into 6-pixel row tiles
-// [1, 9, K, 6] (a k step's 6 broadcasts contiguous), and the GEMM runs over
-// (n, panel, tile, r, row, k), its output map putting the rows back before
-// the pixels (NCHW, the 54 pixels as 9 x 6).
+// 16 filters over 49 pixels pad to 18 x 64 in 6 x 16 tiles but to 16 x 50
+// in the transposed tile (pixelRows: 5 pixels x 16 filters, one pixel
+// fewer than the target's 6 rows where that pads less: 50 against 54),
+// 1/4 less work, and 672 channels make enough multiply-adds (2^19) to pay
+// for packing: the filter goes in one 16-lane panel [1, K, 16], the pixels
+// to 50; the padded columns [1, K, 50] are packed into 5-pixel row tiles
+// [1, 10, K, 5] (a k step's 5 broadcasts contiguous), and the GEMM runs
+// over (n, panel, tile, r, row, k), its output map putting the rows back
+// before the pixels (NCHW, the 50 pixels as 10 x 5).
 // CHECK-DAG: #[[$PACK:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
 // CHECK-DAG: #[[$TW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d5, d4)>
 // CHECK-DAG: #[[$TC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d5, d3)>
 // CHECK-DAG: #[[$TO:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d2, d3)>
 // CHECK-LABEL: func.func @pointwise_pixel_rows
-// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 16-lane panels (16 -> 16 filters), 6-pixel rows (49 -> 54 pixels)"]
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 16-lane panels (16 -> 16 filters), 5-pixel rows (49 -> 50 pixels)"]
 // CHECK-DAG: %[[WP:.*]] = arith.constant dense_resource<packed_filter> : tensor<1x672x16xf32>
-// CHECK-DAG: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x672x54xf32>
+// CHECK-DAG: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x672x50xf32>
 // CHECK: %[[XP:.*]] = tensor.insert_slice %{{.*}} into %[[XBUF]][0, 0, 0] [1, 672, 49] [1, 1, 1]
-// CHECK: %[[X4:.*]] = tensor.expand_shape %[[XP]] {{\[}}[0], [1], [2, 3]] output_shape [1, 672, 9, 6]
-// CHECK: %[[TBUF:.*]] = bufferization.alloc_tensor() : tensor<1x9x672x6xf32>
-// CHECK: %[[TILES:.*]] = linalg.generic {indexing_maps = [#[[$PACK]], #{{.*}}], {{.*}}} ins(%[[X4]] : tensor<1x672x9x6xf32>) outs(%[[TBUF]] : tensor<1x9x672x6xf32>)
-// CHECK: %[[ACC:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4]] output_shape [1, 1, 16, 9, 6]
-// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$TW]], #[[$TC]], #[[$TO]]], {{.*}}} ins(%[[WP]], %[[TILES]] : tensor<1x672x16xf32>, tensor<1x9x672x6xf32>) outs(%[[ACC]] : tensor<1x1x16x9x6xf32>)
-// CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[GEMM]] {{\[}}[0], [1, 2], [3, 4]] {{.*}} into tensor<1x16x54xf32>
+// CHECK: %[[X4:.*]] = tensor.expand_shape %[[XP]] {{\[}}[0], [1], [2, 3]] output_shape [1, 672, 10, 5]
+// CHECK: %[[TBUF:.*]] = bufferization.alloc_tensor() : tensor<1x10x672x5xf32>
+// CHECK: %[[TILES:.*]] = linalg.generic {indexing_maps = [#[[$PACK]], #{{.*}}], {{.*}}} ins(%[[X4]] : tensor<1x672x10x5xf32>) outs(%[[TBUF]] : tensor<1x10x672x5xf32>)
+// CHECK: %[[ACC:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4]] output_shape [1, 1, 16, 10, 5]
+// CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$TW]], #[[$TC]], #[[$TO]]], {{.*}}} ins(%[[WP]], %[[TILES]] : tensor<1x672x16xf32>, tensor<1x10x672x5xf32>) outs(%[[ACC]] : tensor<1x1x16x10x5xf32>)
+// CHECK: %[[OUT:.*]] = tensor.collapse_shape %[[GEMM]] {{\[}}[0], [1, 2], [3, 4]] {{.*}} into tensor<1x16x50xf32>
 // CHECK: tensor.extract_slice %[[OUT]][0, 0, 0] [1, 16, 49] [1, 1, 1]
 func.func @pointwise_pixel_rows(%x: tensor<1x672x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %w = arith.constant dense<0.25> : tensor<16x672x1x1xf32>

@@ -256,6 +256,29 @@ func.func @pixel_rows_gemm(%w: tensor<2x2048x16xf32>, %cols: tensor<1x2048x54xf3
 
 // -----
 
+// Pixels padded to 5-pixel tiles (dlc::layoutFor: 49 as 50, Winograd's
+// 49-tile GEMMs on 28x28 maps): the register tile takes 5 pixels, the
+// largest count up to six that divides the 50.
+// CHECK-LABEL: func.func @pixel_rows_gemm_five
+// CHECK: scf.for %[[P:.*]] = %c0 to %c50 step %c5
+// CHECK: vector.transfer_read %{{.*}}[%c0, %{{.*}}, %[[P]]]{{.*}} : tensor<1x256x50xf32>, vector<1x1x5xf32>
+// CHECK: vector.contract {{.*}} : vector<1x1x16xf32>, vector<1x1x5xf32> into vector<1x1x5x16xf32>
+// CHECK: vector.transfer_write %{{.*}} : vector<1x1x16x5xf32>, tensor<1x1x16x50xf32>
+#wmapT5 = affine_map<(n, b, p, r, k) -> (b, k, r)>
+#cmapT5 = affine_map<(n, b, p, r, k) -> (n, k, p)>
+#omapT5 = affine_map<(n, b, p, r, k) -> (n, b, r, p)>
+func.func @pixel_rows_gemm_five(%w: tensor<2x256x16xf32>, %cols: tensor<1x256x50xf32>, %acc: tensor<1x2x16x50xf32>) -> tensor<1x2x16x50xf32> {
+  %0 = linalg.generic {indexing_maps = [#wmapT5, #cmapT5, #omapT5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x256x16xf32>, tensor<1x256x50xf32>) outs(%acc : tensor<1x2x16x50xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x16x50xf32>
+  return %0 : tensor<1x2x16x50xf32>
+}
+
+// -----
+
 // The transposed GEMM over packed columns (dlc-conv-to-im2col's pixelRows
 // layout: loops (n, panel, tile, r, row, k), columns [n, tiles, K, 6]) with
 // a Relu after it: each forall iteration takes one filter panel and all 9
