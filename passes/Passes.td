@@ -220,6 +220,31 @@ def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncO
   }];
 }
 
+def PrefetchWeightPanels : Pass<"dlc-prefetch-weight-panels", "mlir::func::FuncOp"> {
+  let summary = "Software-prefetch the weight panel a GEMM register tile streams";
+  let description = [{
+    On buffers, after the accumulators left the k loops: in a register
+    tile's k loop (a loop carrying vectors around a vector.contract), each
+    vector.transfer_read of a weight (a memref.get_global, through views)
+    indexed by the loop's induction variable gets a memref.prefetch of the
+    element `distance-bytes` further along that dim. Packed filter panels are
+    contiguous, so past a panel's end that is the next panel's start.
+
+    Why: a weight is read from memory once per run, and where a GEMM has few
+    columns (ResNet-50's 7x7 and 14x14 maps, Winograd's tile GEMMs) each
+    panel is used for one register tile and the k loop waits on it: the
+    hardware prefetcher does not run far enough ahead. In a C model of
+    ResNet-50's 14x14 Winograd GEMMs (6 x 16 tiles, K = 256, filters from
+    memory) a prefetch 4 KB ahead on every k made them 13% faster, and cost
+    nothing with the filter in cache.
+  }];
+  let options = [
+    Option<"distanceBytes", "distance-bytes", "int64_t", /*default=*/"4096",
+           "how far ahead of the k loop's read the prefetch reaches (0: off)">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
   let summary = "Lower vector contractions, masks and n-D transfers to 1-D vector ops";
   let description = [{

@@ -144,8 +144,10 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   addBufferization(pm, /*vectorCopies=*/opts.optLevel > 0);
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  if (opts.optLevel > 0)
+  if (opts.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
+    pm.addNestedPass<func::FuncOp>(createPrefetchWeightPanels());
+  }
 
   // One arena for every intermediate buffer.
   pm.addPass(createPlanMemory());

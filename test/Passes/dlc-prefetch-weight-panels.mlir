@@ -1,0 +1,87 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-weight-panels | FileCheck %s
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-weight-panels=distance-bytes=0 | FileCheck %s --check-prefix=OFF
+
+// A register tile's k loop over a packed filter panel (a global, 6 floats
+// = 24 bytes a k step): the panel's read gets a prefetch 4096 bytes on,
+// ceil(4096 / 24) = 171 steps; the columns (an argument, not a weight) get
+// none.
+// CHECK-LABEL: func.func @panel_gemm
+// CHECK-SAME: (%[[COLS:.*]]: memref<256x16xf32>, %[[PANEL:.*]]: index, %[[OUT:.*]]: memref<6x16xf32>)
+// CHECK: %[[W:.*]] = memref.get_global @filter
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c171
+// CHECK-NEXT: memref.prefetch %[[W]][%[[PANEL]], %[[AHEAD]], %c0], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[W]][%[[PANEL]], %[[K]], %c0]
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+// OFF-LABEL: func.func @panel_gemm
+// OFF-NOT: memref.prefetch
+memref.global "private" constant @filter : memref<43x256x6xf32> = dense<1.0>
+func.func @panel_gemm(%cols: memref<256x16xf32>, %panel: index, %out: memref<6x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %w = memref.get_global @filter : memref<43x256x6xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+    %x = vector.transfer_read %w[%panel, %k, %c0], %z {in_bounds = [true, true]} : memref<43x256x6xf32>, vector<1x6xf32>
+    %y = vector.transfer_read %cols[%k, %c0], %z {in_bounds = [true, true]} : memref<256x16xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+    scf.yield %c : vector<6x16xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
+  return
+}
+
+// -----
+
+// Through a view (a transposed panel's subview), the stride of the k dim
+// comes from the view's layout: 16 floats = 64 bytes, 64 steps ahead.
+// CHECK-LABEL: func.func @panel_through_view
+// CHECK: %[[W:.*]] = memref.get_global @wide
+// CHECK: %[[V:.*]] = memref.subview %[[W]]
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c64
+// CHECK-NEXT: memref.prefetch %[[V]][%[[AHEAD]], %c0], read, locality<3>, data
+memref.global "private" constant @wide : memref<8x512x16xf32> = dense<1.0>
+func.func @panel_through_view(%cols: memref<512x5xf32>, %p: index, %out: memref<5x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<5x16xf32>
+  %w = memref.get_global @wide : memref<8x512x16xf32>
+  %v = memref.subview %w[%p, 0, 0] [1, 512, 16] [1, 1, 1] : memref<8x512x16xf32> to memref<512x16xf32, strided<[16, 1], offset: ?>>
+  %r = scf.for %k = %c0 to %c512 step %c1 iter_args(%acc = %zero) -> (vector<5x16xf32>) {
+    %x = vector.transfer_read %v[%k, %c0], %z {in_bounds = [true, true]} : memref<512x16xf32, strided<[16, 1], offset: ?>>, vector<1x16xf32>
+    %y = vector.transfer_read %cols[%k, %c0], %z {in_bounds = [true, true]} : memref<512x5xf32>, vector<1x5xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x16xf32>, vector<1x5xf32> into vector<5x16xf32>
+    scf.yield %c : vector<5x16xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<5x16xf32>, memref<5x16xf32>
+  return
+}
+
+// -----
+
+// A loop that contracts nothing (an elementwise pass over a weight) is no
+// register tile: no prefetch.
+// CHECK-LABEL: func.func @not_a_register_tile
+// CHECK-NOT: memref.prefetch
+memref.global "private" constant @bias : memref<256x8xf32> = dense<1.0>
+func.func @not_a_register_tile(%out: memref<256x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  %w = memref.get_global @bias : memref<256x8xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<8xf32>) {
+    %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true]} : memref<256x8xf32>, vector<8xf32>
+    %s = arith.addf %x, %acc : vector<8xf32>
+    scf.yield %s : vector<8xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true]} : vector<8xf32>, memref<256x8xf32>
+  return
+}
