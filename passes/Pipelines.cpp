@@ -146,7 +146,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (opts.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
-    pm.addNestedPass<func::FuncOp>(createPrefetchWeightPanels());
+    pm.addNestedPass<func::FuncOp>(createPrefetchGemmOperands());
   }
 
   // One arena for every intermediate buffer.

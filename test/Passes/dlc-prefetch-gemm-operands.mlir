@@ -1,10 +1,10 @@
-// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-weight-panels | FileCheck %s
-// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-weight-panels=distance-bytes=0 | FileCheck %s --check-prefix=OFF
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands | FileCheck %s
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0' | FileCheck %s --check-prefix=OFF
 
 // A register tile's k loop over a packed filter panel (a global, 6 floats
 // = 24 bytes a k step): the panel's read gets a prefetch 4096 bytes on,
-// ceil(4096 / 24) = 171 steps; the columns (an argument, not a weight) get
-// none.
+// ceil(4096 / 24) = 171 steps; the packed columns (not a weight, 64 bytes a
+// step) get none.
 // CHECK-LABEL: func.func @panel_gemm
 // CHECK-SAME: (%[[COLS:.*]]: memref<256x16xf32>, %[[PANEL:.*]]: index, %[[OUT:.*]]: memref<6x16xf32>)
 // CHECK: %[[W:.*]] = memref.get_global @filter
@@ -83,5 +83,38 @@ func.func @not_a_register_tile(%out: memref<256x8xf32>) {
     scf.yield %s : vector<8xf32>
   }
   vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true]} : vector<8xf32>, memref<256x8xf32>
+  return
+}
+
+// -----
+
+// Columns read in place, rows 3136 floats apart (a 1x1 conv's activation):
+// each k step is another line, prefetched 16 steps ahead; the weight panel
+// too.
+// CHECK-LABEL: func.func @strided_columns
+// CHECK-SAME: (%[[ACT:[^:]*]]: memref<256x3136xf32>, %[[PX:[^:]*]]: index
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %c0], read
+// CHECK: vector.transfer_read
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c16
+// CHECK-NEXT: memref.prefetch %[[ACT]][%[[AHEAD]], %[[PX]]], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[ACT]][%[[K]], %[[PX]]]
+// OFF-LABEL: func.func @strided_columns
+// OFF-NOT: memref.prefetch
+memref.global "private" constant @filter2 : memref<22x256x6xf32> = dense<1.0>
+func.func @strided_columns(%act: memref<256x3136xf32>, %px: index, %panel: index, %out: memref<6x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %w = memref.get_global @filter2 : memref<22x256x6xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+    %x = vector.transfer_read %w[%panel, %k, %c0], %z {in_bounds = [true, true]} : memref<22x256x6xf32>, vector<1x6xf32>
+    %y = vector.transfer_read %act[%k, %px], %z {in_bounds = [true, true]} : memref<256x3136xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+    scf.yield %c : vector<6x16xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
   return
 }
