@@ -252,6 +252,8 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
            "how far ahead of a weight read the prefetch reaches (0: none)">,
     Option<"columnSteps", "column-steps", "int64_t", /*default=*/"16",
            "how many k steps ahead a strided column read is prefetched (0: none)">,
+    Option<"epilogueTiles", "epilogue-tiles", "bool", /*default=*/"true",
+           "prefetch the epilogue's reads (a residual tile) before the k loop">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

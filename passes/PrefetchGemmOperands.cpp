@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace dlc {
@@ -51,9 +52,87 @@ struct PrefetchGemmOperandsPass
 
   void runOnOperation() override {
     getOperation().walk([&](scf::ForOp loop) {
-      if (isRegisterTileLoop(loop))
-        prefetchOperands(loop);
+      if (!isRegisterTileLoop(loop))
+        return;
+      prefetchOperands(loop);
+      if (epilogueTiles)
+        prefetchEpilogueReads(loop);
     });
+  }
+
+  /// The epilogue's reads after the k loop (a residual tile, rows P floats
+  /// apart: a line each, from L2 or L3) prefetched before the loop, so that
+  /// they arrive while the tile accumulates: one prefetch per line of the
+  /// read (at most kMaxLines), at indices that dominate the loop (an index
+  /// computed after it from values that do is computed again before it).
+  void prefetchEpilogueReads(scf::ForOp loop) {
+    constexpr int64_t kMaxLines = 32;
+    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+      auto read = dyn_cast<vector::TransferReadOp>(op);
+      if (!read)
+        continue;
+      auto type = dyn_cast<MemRefType>(read.getSource().getType());
+      VectorType vt = read.getVectorType();
+      if (!type || isWeight(read.getSource()) || !read.getPermutationMap().isMinorIdentity() ||
+          vt.getRank() == 0 || vt.getRank() > type.getRank())
+        continue;
+      int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+      int64_t perLine = elemBytes > 0 ? std::max<int64_t>(1, kCacheLineBytes / elemBytes) : 0;
+      ArrayRef<int64_t> shape = vt.getShape();
+      int64_t inner = shape.back(), rows = vt.getNumElements() / inner;
+      if (!perLine || rows * llvm::divideCeil(inner, perLine) > kMaxLines)
+        continue;
+      OpBuilder b(loop);
+      SmallVector<Value> base;
+      for (Value index : read.getIndices()) {
+        Value hoisted = beforeLoop(b, loop, index);
+        if (!hoisted)
+          break;
+        base.push_back(hoisted);
+      }
+      if (base.size() != read.getIndices().size())
+        continue;
+      Location loc = read.getLoc();
+      int64_t lead = type.getRank() - vt.getRank();
+      auto offsetIndex = [&](Value v, int64_t by) -> Value {
+        return by ? b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIndexOp>(loc, by))
+                        .getResult()
+                  : v;
+      };
+      for (int64_t row = 0; row < rows; ++row) {
+        // The row's position in the vector's outer dims.
+        SmallVector<Value> at(base);
+        for (int64_t d = vt.getRank() - 2, rest = row; d >= 0; --d) {
+          at[lead + d] = offsetIndex(base[lead + d], rest % shape[d]);
+          rest /= shape[d];
+        }
+        for (int64_t e = 0; e < inner; e += perLine) {
+          at.back() = offsetIndex(base.back(), e);
+          b.create<memref::PrefetchOp>(loc, read.getSource(), at, /*isWrite=*/false,
+                                       /*localityHint=*/3, /*isDataCache=*/true);
+        }
+      }
+    }
+  }
+
+  /// `v` where it is available before `loop`: itself when it dominates the
+  /// loop, else a clone of its pure defining op (after the loop, in the same
+  /// block) whose operands dominate it; null otherwise.
+  static Value beforeLoop(OpBuilder &b, scf::ForOp loop, Value v) {
+    Operation *def = v.getDefiningOp();
+    // The read after the loop uses `v`: a value from outside the loop's
+    // block (or one of its arguments) dominates the loop as well.
+    auto dominates = [&](Value x) {
+      Operation *d = x.getDefiningOp();
+      return !d || d->getBlock() != loop->getBlock() || d->isBeforeInBlock(loop);
+    };
+    if (dominates(v))
+      return v;
+    if (!def || def->getBlock() != loop->getBlock() || def->getNumResults() != 1 ||
+        def->getNumRegions() || !isMemoryEffectFree(def) ||
+        !llvm::all_of(def->getOperands(), dominates))
+      return Value();
+    return b.clone(*def)->getResult(0);
   }
 
   /// How many k steps ahead to prefetch a read whose k index moves

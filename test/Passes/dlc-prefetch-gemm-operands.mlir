@@ -1,5 +1,5 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands | FileCheck %s
-// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0' | FileCheck %s --check-prefix=OFF
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0 epilogue-tiles=false' | FileCheck %s --check-prefix=OFF
 
 // A register tile's k loop over a packed filter panel (a global, 6 floats
 // = 24 bytes a k step): the panel's read gets a prefetch 4096 bytes on,
@@ -116,5 +116,44 @@ func.func @strided_columns(%act: memref<256x3136xf32>, %px: index, %panel: index
     scf.yield %c : vector<6x16xf32>
   }
   vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
+  return
+}
+
+// -----
+
+// The epilogue's residual tile (6 rows 3136 floats apart, a line each) is
+// prefetched before the k loop, a prefetch per row, at its column computed
+// again before the loop (the epilogue computed it after).
+// CHECK-LABEL: func.func @epilogue_residual
+// CHECK-SAME: (%[[RES:[^:]*]]: memref<6x3136xf32>, %[[T:[^:]*]]: index
+// CHECK: %[[PX0:.*]] = affine.apply #{{.*}}()[%[[T]]]
+// CHECK: memref.prefetch %[[RES]][%c0, %[[PX0]]]
+// CHECK: %[[R1:.*]] = arith.addi %c0, %c1
+// CHECK: memref.prefetch %[[RES]][%[[R1]], %[[PX0]]]
+// CHECK-COUNT-4: memref.prefetch %[[RES]]
+// CHECK-NOT: memref.prefetch %[[RES]]
+// CHECK: scf.for
+// CHECK: %[[PX:.*]] = affine.apply
+// CHECK: vector.transfer_read %[[RES]][%c0, %[[PX]]]
+// OFF-LABEL: func.func @epilogue_residual
+// OFF-NOT: memref.prefetch
+memref.global "private" constant @filter3 : memref<256x6xf32> = dense<1.0>
+func.func @epilogue_residual(%res: memref<6x3136xf32>, %t: index, %cols: memref<256x16xf32>, %out: memref<6x3136xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %w = memref.get_global @filter3 : memref<256x6xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+    %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<256x6xf32>, vector<1x6xf32>
+    %y = vector.transfer_read %cols[%k, %c0], %z {in_bounds = [true, true]} : memref<256x16xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+    scf.yield %c : vector<6x16xf32>
+  }
+  %px = affine.apply affine_map<()[s0] -> (s0 * 16)>()[%t]
+  %skip = vector.transfer_read %res[%c0, %px], %z {in_bounds = [true, true]} : memref<6x3136xf32>, vector<6x16xf32>
+  %sum = arith.addf %r, %skip : vector<6x16xf32>
+  vector.transfer_write %sum, %out[%c0, %px] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x3136xf32>
   return
 }
