@@ -67,9 +67,12 @@ struct PrefetchGemmOperandsPass
   /// computed after it from values that do is computed again before it).
   void prefetchEpilogueReads(scf::ForOp loop) {
     constexpr int64_t kMaxLines = 32;
-    for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
+    // The epilogue: the ops after the loop up to the next one with regions
+    // (another loop nest).
+    for (Operation *op = loop->getNextNode(); op && !op->getNumRegions();
+         op = op->getNextNode()) {
       auto read = dyn_cast<vector::TransferReadOp>(op);
-      if (!read)
+      if (!read || !dominatesLoop(loop, read.getSource()))
         continue;
       auto type = dyn_cast<MemRefType>(read.getSource().getType());
       VectorType vt = read.getVectorType();
@@ -119,20 +122,21 @@ struct PrefetchGemmOperandsPass
   /// loop, else a clone of its pure defining op (after the loop, in the same
   /// block) whose operands dominate it; null otherwise.
   static Value beforeLoop(OpBuilder &b, scf::ForOp loop, Value v) {
-    Operation *def = v.getDefiningOp();
-    // The read after the loop uses `v`: a value from outside the loop's
-    // block (or one of its arguments) dominates the loop as well.
-    auto dominates = [&](Value x) {
-      Operation *d = x.getDefiningOp();
-      return !d || d->getBlock() != loop->getBlock() || d->isBeforeInBlock(loop);
-    };
-    if (dominates(v))
+    if (dominatesLoop(loop, v))
       return v;
+    Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != loop->getBlock() || def->getNumResults() != 1 ||
         def->getNumRegions() || !isMemoryEffectFree(def) ||
-        !llvm::all_of(def->getOperands(), dominates))
+        !llvm::all_of(def->getOperands(), [&](Value x) { return dominatesLoop(loop, x); }))
       return Value();
     return b.clone(*def)->getResult(0);
+  }
+
+  /// Whether `v`, used after `loop` in its block, is defined before it: a
+  /// value from outside the loop's block (or one of its arguments) is.
+  static bool dominatesLoop(scf::ForOp loop, Value v) {
+    Operation *d = v.getDefiningOp();
+    return !d || d->getBlock() != loop->getBlock() || d->isBeforeInBlock(loop);
   }
 
   /// How many k steps ahead to prefetch a read whose k index moves

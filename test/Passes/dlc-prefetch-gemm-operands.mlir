@@ -157,3 +157,41 @@ func.func @epilogue_residual(%res: memref<6x3136xf32>, %t: index, %cols: memref<
   vector.transfer_write %sum, %out[%c0, %px] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x3136xf32>
   return
 }
+
+// -----
+
+// Only the epilogue: a read of a buffer allocated after the k loop, and one
+// past the next loop nest, get no prefetch (the weight in the loop does).
+// CHECK-LABEL: func.func @not_the_epilogue
+// CHECK-NOT: memref.prefetch
+// CHECK: scf.for
+// CHECK: memref.prefetch %{{.*}} : memref<128x16xf32>
+// CHECK: scf.yield
+// CHECK-NOT: memref.prefetch
+// CHECK: return
+memref.global "private" constant @filter4 : memref<128x16xf32> = dense<1.0>
+func.func @not_the_epilogue(%x: memref<128xf32>, %later: memref<64xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %w = memref.get_global @filter4 : memref<128x16xf32>
+  %r = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %zero) -> (vector<16xf32>) {
+    %a = vector.transfer_read %x[%k], %z {in_bounds = [true]} : memref<128xf32>, vector<1xf32>
+    %b = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<128x16xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %acc : vector<1xf32>, vector<1x16xf32> into vector<16xf32>
+    scf.yield %c : vector<16xf32>
+  }
+  %buf = memref.alloc() : memref<16xf32>
+  vector.transfer_write %r, %buf[%c0] {in_bounds = [true]} : vector<16xf32>, memref<16xf32>
+  %back = vector.transfer_read %buf[%c0], %z {in_bounds = [true]} : memref<16xf32>, vector<16xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    memref.store %z, %later[%i] : memref<64xf32>
+  }
+  %v = vector.transfer_read %later[%c0], %z {in_bounds = [true]} : memref<64xf32>, vector<16xf32>
+  %s = arith.addf %back, %v : vector<16xf32>
+  vector.transfer_write %s, %out[%c0] {in_bounds = [true]} : vector<16xf32>, memref<16xf32>
+  return
+}
