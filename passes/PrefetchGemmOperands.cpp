@@ -1,7 +1,7 @@
 //===- PrefetchGemmOperands.cpp - prefetch what a GEMM's k loop streams ---===//
 //
-// A register tile's k loop reads its operands one k step at a time. Two
-// streams are not kept ahead of by the hardware prefetcher:
+// A register tile's k loop reads its operands one k step at a time. Three
+// reads are not kept ahead of by the hardware prefetcher:
 // - a weight panel (read from memory once per run) where the GEMM has few
 //   columns, so that each panel serves one register tile: the FMAs wait on
 //   memory. A prefetch a few KB ahead keeps the panel's stream in flight.
@@ -9,7 +9,11 @@
 //   each k step is another cache line, another page every few steps, and
 //   more lines than L1's sets hold at that stride. A prefetch some steps
 //   ahead has the line in L1 when the step comes.
-// See the pass description in Passes.td for the measurements.
+// - the epilogue's tile after the loop (a residual, a line per row from L2
+//   or L3): prefetched before the loop, it arrives while the tile
+//   accumulates.
+// Prefetches change no result. See the pass description in Passes.td for
+// the measurements.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
