@@ -9,65 +9,16 @@
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE under -std=c11 */
 #include "dlc/runtime.h"
 #include "model_abi.h"
+#include "thread_pool.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #define DLC_API __attribute__((visibility("default")))
-
-/* The instance's thread pool: workers created once in dlc_create, each
- * parallel loop split into equal contiguous chunks (static partitioning),
- * the calling thread taking the first. Waiting spins for up to SPIN_NS
- * before it blocks, so that a model's many short loops, and calls that
- * follow each other, do not pay a wake-up each: on this VM a sleeping
- * worker took about 0.25 ms to wake, ten times the MLP's whole call, when
- * a spin of 4000 pauses (a few microseconds) had run out between calls. */
-typedef void (*dlc_body_fn)(void *ctx, int64_t lo, int64_t hi);
-typedef struct dlc_pool {
-  pthread_mutex_t mu;
-  pthread_cond_t wake, done;
-  pthread_t *workers;
-  int num_workers; /* threads besides the caller */
-  int active;      /* threads a loop may use, caller included */
-  atomic_int stop;
-  atomic_ulong generation; /* one per dispatched loop */
-  dlc_body_fn fn;
-  void *ctx;
-  int64_t n;
-  int parts;
-  atomic_int pending; /* chunks of workers not finished yet */
-} dlc_pool;
-
-enum { SPIN_NS = 2000000 }; /* 2 ms, as OpenMP runtimes spin before sleeping */
-
-static inline void cpu_relax(void) { __builtin_ia32_pause(); }
-
-static int64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-/* Spins until `done(arg)` or SPIN_NS pass; returns done(arg). */
-static int spin_until(int (*done)(void *), void *arg) {
-  int64_t start = now_ns();
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (done(arg))
-        return 1;
-      cpu_relax();
-    }
-    if (now_ns() - start > SPIN_NS)
-      return done(arg);
-  }
-}
 
 struct dlc_model {
   void *arena;
@@ -100,121 +51,6 @@ static void *slot(const dlc_model *m, int set, int i) {
 }
 static int64_t slot_bytes(int i) {
   return i < num_params() ? dlc_meta.params[i].bytes : dlc_meta.train->state[i - num_params()].bytes;
-}
-
-typedef struct worker_arg {
-  dlc_pool *pool;
-  int index; /* chunk index: 1 .. num_workers */
-} worker_arg;
-
-static void run_chunk(dlc_pool *p, int part) {
-  int64_t lo = p->n * part / p->parts, hi = p->n * (part + 1) / p->parts;
-  if (lo < hi)
-    p->fn(p->ctx, lo, hi);
-}
-
-typedef struct wait_arg {
-  dlc_pool *pool;
-  unsigned long seen;
-} wait_arg;
-
-static int new_loop_or_stop(void *arg) {
-  wait_arg *w = arg;
-  return atomic_load_explicit(&w->pool->generation, memory_order_acquire) != w->seen ||
-         atomic_load(&w->pool->stop);
-}
-
-static int workers_done(void *pool) { return atomic_load(&((dlc_pool *)pool)->pending) == 0; }
-
-static void *worker_main(void *arg) {
-  dlc_pool *p = ((worker_arg *)arg)->pool;
-  int index = ((worker_arg *)arg)->index;
-  unsigned long seen = 0;
-  for (;;) {
-    wait_arg w = {p, seen};
-    spin_until(new_loop_or_stop, &w);
-    if (atomic_load_explicit(&p->generation, memory_order_acquire) == seen) {
-      pthread_mutex_lock(&p->mu);
-      while (atomic_load(&p->generation) == seen && !atomic_load(&p->stop))
-        pthread_cond_wait(&p->wake, &p->mu);
-      pthread_mutex_unlock(&p->mu);
-    }
-    if (atomic_load(&p->stop))
-      return NULL;
-    seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-    if (index >= p->parts)
-      continue;
-    run_chunk(p, index);
-    if (atomic_fetch_sub(&p->pending, 1) == 1) {
-      pthread_mutex_lock(&p->mu);
-      pthread_cond_signal(&p->done);
-      pthread_mutex_unlock(&p->mu);
-    }
-  }
-}
-
-/* Called by the generated code for each outermost parallel loop. */
-DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
-  dlc_pool *p = pool;
-  int parts = p->active < n ? p->active : (int)n;
-  if (parts <= 1) {
-    fn(ctx, 0, n);
-    return;
-  }
-  p->fn = fn;
-  p->ctx = ctx;
-  p->n = n;
-  p->parts = parts;
-  atomic_store(&p->pending, parts - 1);
-  atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
-  pthread_mutex_lock(&p->mu); /* wakes workers that stopped spinning */
-  pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->mu);
-  run_chunk(p, 0);
-  if (!spin_until(workers_done, p)) {
-    pthread_mutex_lock(&p->mu);
-    while (atomic_load(&p->pending) > 0)
-      pthread_cond_wait(&p->done, &p->mu);
-    pthread_mutex_unlock(&p->mu);
-  }
-}
-
-static int pool_start(dlc_pool *p) {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  p->num_workers = cores > 1 ? (int)cores - 1 : 0;
-  p->active = p->num_workers + 1;
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->wake, NULL);
-  pthread_cond_init(&p->done, NULL);
-  if (!p->num_workers)
-    return 1;
-  p->workers = calloc(p->num_workers, sizeof(pthread_t) + sizeof(worker_arg));
-  if (!p->workers)
-    return 0;
-  worker_arg *args = (worker_arg *)(p->workers + p->num_workers);
-  for (int i = 0; i < p->num_workers; ++i) {
-    args[i].pool = p;
-    args[i].index = i + 1;
-    if (pthread_create(&p->workers[i], NULL, worker_main, &args[i]) != 0) {
-      p->num_workers = i; /* run with the threads we have */
-      p->active = i + 1;
-      break;
-    }
-  }
-  return 1;
-}
-
-static void pool_stop(dlc_pool *p) {
-  pthread_mutex_lock(&p->mu);
-  atomic_store(&p->stop, 1);
-  pthread_cond_broadcast(&p->wake);
-  pthread_mutex_unlock(&p->mu);
-  for (int i = 0; i < p->num_workers; ++i)
-    pthread_join(p->workers[i], NULL);
-  free(p->workers);
-  pthread_mutex_destroy(&p->mu);
-  pthread_cond_destroy(&p->wake);
-  pthread_cond_destroy(&p->done);
 }
 
 static char create_error[512];
@@ -355,7 +191,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
     if (m)
       m->owns_arena = 1;
   }
-  if (!m || !args || !arena || !pool_start(&m->pool)) {
+  if (!m || !args || !arena || !dlc_pool_start(&m->pool)) {
     if (m && m->owns_arena)
       free(arena);
     free(args);
@@ -506,13 +342,10 @@ static size_t num_args(void) {
 }
 
 /* Images [lo, hi) on one thread of the pool: its own argument list, arena
- * and one-thread pool (slot = which contiguous share of the images). */
+ * and one-thread pool (slot = the thread's index in the pool). */
 static void images_on_one_thread(void *ctx, int64_t lo, int64_t hi) {
   dlc_model *m = ctx;
-  int64_t runs = dlc_meta.batch_runs;
-  int parts = m->pool.parts, slot = 0;
-  while (slot + 1 < parts && runs * (slot + 1) / parts <= lo)
-    ++slot;
+  int slot = dlc_pool_thread_index();
   size_t nargs = num_args();
   void **args = m->run_args + (size_t)slot * nargs;
   memcpy(args, m->args, nargs * sizeof(void *));
@@ -583,7 +416,7 @@ DLC_API void dlc_destroy(dlc_model *m) {
   if (m->gpu)
     dlc_gpu_destroy(m->gpu);
   else
-    pool_stop(&m->pool);
+    dlc_pool_stop(&m->pool);
   if (m->owns_arena)
     free(m->arena);
   free(m->args);

@@ -204,8 +204,9 @@ TEST(Runtime, CallerProvidedArena) {
 }
 
 TEST(Runtime, ThreadCountDoesNotChangeResults) {
-  // Static partitioning: each output tile is computed by one thread with the
-  // same arithmetic, so any thread count gives bit-identical outputs.
+  // Each output tile is computed by one thread (whichever takes its chunk)
+  // with the same arithmetic, so any thread count gives bit-identical
+  // outputs.
   Lib L("DLC_TEST_LIB_LENET");
   REQUIRE_LIB(L);
   dlc_model *m = nullptr;

@@ -1,0 +1,130 @@
+/*===- ThreadPoolTest.c - the runtime's thread pool on its own ---------------===*
+ *
+ * Plain C like the pool (its header is C11 atomics). Checks that every
+ * iteration of a loop runs exactly once, whatever n and the thread count,
+ * over many loops in a row (a worker that is late for one loop must not
+ * run a chunk of the next with the old body), and that a thread done with
+ * its share takes over chunks of a share that is held up. Prints "ok" or
+ * what failed, and exits non-zero on failure.
+ *
+ *===----------------------------------------------------------------------===*/
+#define _DEFAULT_SOURCE
+#include "thread_pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                           \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__);                                       \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+enum { MAX_N = 20000 };
+
+typedef struct counts {
+  atomic_int runs[MAX_N];
+  atomic_int thread[MAX_N];
+  int64_t n;
+  int stall_first; /* the chunk holding iteration 0 sleeps */
+} counts;
+
+static void count(void *ctx, int64_t lo, int64_t hi) {
+  counts *c = ctx;
+  if (c->stall_first && lo == 0)
+    usleep(50000);
+  for (int64_t i = lo; i < hi; ++i) {
+    atomic_fetch_add(&c->runs[i], 1);
+    atomic_store(&c->thread[i], dlc_pool_thread_index());
+  }
+}
+
+/* A second body, so that a worker running the previous loop's body on this
+ * loop's context (or the reverse) shows as a wrong count. */
+static void count_twice(void *ctx, int64_t lo, int64_t hi) {
+  counts *c = ctx;
+  for (int64_t i = lo; i < hi; ++i)
+    atomic_fetch_add(&c->runs[i], 2);
+}
+
+static counts a, b;
+
+static void reset(counts *c, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    atomic_store(&c->runs[i], 0);
+    atomic_store(&c->thread[i], -1);
+  }
+  c->n = n;
+  c->stall_first = 0;
+}
+
+static void expect_each(counts *c, int per, const char *what) {
+  for (int64_t i = 0; i < c->n; ++i)
+    if (atomic_load(&c->runs[i]) != per) {
+      CHECK(0, "%s: n=%lld iteration %lld ran %d times, not %d", what, (long long)c->n,
+            (long long)i, atomic_load(&c->runs[i]), per);
+      return;
+    }
+}
+
+int main(void) {
+  static dlc_pool pool; /* zeroed, as the runtime's calloc'd instance */
+  if (!dlc_pool_start(&pool)) {
+    fprintf(stderr, "FAILED: cannot start the pool\n");
+    return 1;
+  }
+  int threads = pool.num_workers + 1;
+  const int64_t sizes[] = {1, 2, 3, 5, 7, 15, 16, 17, 100, 157, 1000, 12345, MAX_N};
+  for (int active = 1; active <= threads; ++active) {
+    pool.active = active;
+    for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+      int64_t n = sizes[s];
+      reset(&a, n);
+      reset(&b, n);
+      /* Alternate two bodies and contexts, loop after loop. */
+      for (int r = 0; r < 200; ++r) {
+        dlc_parallel_for(&pool, count, &a, n);
+        dlc_parallel_for(&pool, count_twice, &b, n);
+      }
+      expect_each(&a, 200, "count");
+      expect_each(&b, 400, "count_twice");
+      if (active == 1)
+        for (int64_t i = 0; i < n; ++i)
+          CHECK(atomic_load(&a.thread[i]) == 0, "one thread: iteration %lld ran on thread %d",
+                (long long)i, atomic_load(&a.thread[i]));
+    }
+  }
+  /* Many tiny loops back to back (the workers mostly still on the last). */
+  pool.active = threads;
+  reset(&a, 3);
+  for (int r = 0; r < 100000; ++r)
+    dlc_parallel_for(&pool, count, &a, 3);
+  expect_each(&a, 100000, "tiny loops");
+
+  /* Thread 0's first chunk stalls: the others finish their shares and take
+   * the rest of thread 0's from its back. */
+  if (threads > 1) {
+    reset(&a, 16 * threads);
+    a.stall_first = 1;
+    dlc_parallel_for(&pool, count, &a, a.n);
+    expect_each(&a, 1, "stalled share");
+    int taken = 0;
+    for (int64_t i = 1; i < a.n / threads; ++i)
+      taken += atomic_load(&a.thread[i]) != 0;
+    CHECK(taken > 0, "no chunk of the stalled share ran on another thread");
+    printf("stalled share: %d of %lld iterations taken over\n", taken,
+           (long long)(a.n / threads - 1));
+  }
+  dlc_pool_stop(&pool);
+  if (failures)
+    return 1;
+  printf("ok: %d threads\n", threads);
+  return 0;
+}
