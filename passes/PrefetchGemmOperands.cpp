@@ -8,7 +8,8 @@
 // - columns read in place (a 1x1 conv's activation rows, P floats apart):
 //   each k step is another cache line, another page every few steps, and
 //   more lines than L1's sets hold at that stride. A prefetch some steps
-//   ahead has the line in L1 when the step comes.
+//   ahead has the line in L1 when the step comes; where the k loop is
+//   short (16 or 32 channels), the same row of a column tile further on.
 // - the epilogue's tile after the loop (a residual, a line per row from L2
 //   or L3): prefetched before the loop, it arrives while the tile
 //   accumulates.
@@ -21,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -177,12 +179,27 @@ struct PrefetchGemmOperandsPass
       int64_t elemBytes = type.getElementTypeBitWidth() / 8;
       if (ShapedType::isDynamic(stride) || stride <= 0 || elemBytes <= 0)
         continue;
-      int64_t ahead = stepsAhead(isWeight(read.getSource()), stride * elemBytes);
+      bool weight = isWeight(read.getSource());
+      int64_t ahead = stepsAhead(weight, stride * elemBytes);
       if (ahead <= 0)
         continue;
       OpBuilder b(read);
       Location loc = read.getLoc();
-      *at = b.create<arith::AddIOp>(loc, iv, b.create<arith::ConstantIndexOp>(loc, ahead));
+      auto moved = [&](Value v, int64_t by) -> Value {
+        return b.create<arith::AddIOp>(loc, v, b.create<arith::ConstantIndexOp>(loc, by));
+      };
+      std::optional<int64_t> trips =
+          constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+      int64_t innerSize = read.getVectorType().getShape().back();
+      if (!weight && trips && *trips < 2 * ahead && columnTilesAhead > 0 &&
+          at != indices.end() - 1 && read.getPermutationMap().isMinorIdentity()) {
+        // A short k loop (a 1x1 conv of 16 or 32 channels): most of the
+        // steps ahead would lie past the tile's rows. The same row of the
+        // column tile `columnTilesAhead` further along is next instead.
+        indices.back() = moved(indices.back(), columnTilesAhead * innerSize);
+      } else {
+        *at = moved(iv, ahead);
+      }
       b.create<memref::PrefetchOp>(loc, read.getSource(), indices, /*isWrite=*/false,
                                    /*localityHint=*/3, /*isDataCache=*/true);
     }

@@ -1,5 +1,6 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands | FileCheck %s
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0 epilogue-tiles=false' | FileCheck %s --check-prefix=OFF
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='column-tiles-ahead=0' | FileCheck %s --check-prefix=KSTEPS
 
 // A register tile's k loop over a packed filter panel (a global, 6 floats
 // = 24 bytes a k step): the panel's read gets a prefetch 4096 bytes on,
@@ -112,6 +113,36 @@ func.func @strided_columns(%act: memref<256x3136xf32>, %px: index, %panel: index
   %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
     %x = vector.transfer_read %w[%panel, %k, %c0], %z {in_bounds = [true, true]} : memref<22x256x6xf32>, vector<1x6xf32>
     %y = vector.transfer_read %act[%k, %px], %z {in_bounds = [true, true]} : memref<256x3136xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+    scf.yield %c : vector<6x16xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
+  return
+}
+
+// -----
+
+// The same columns over a short k loop (16 channels, fewer than twice the
+// 16 steps ahead): the prefetch reads the same row 2 column tiles (2 x 16
+// floats) further along instead; column-tiles-ahead=0 keeps k steps.
+// CHECK-LABEL: func.func @short_k_columns
+// CHECK-SAME: (%[[ACT:[^:]*]]: memref<16x12544xf32>, %[[PX:[^:]*]]: index
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PX]], %c32
+// CHECK-NEXT: memref.prefetch %[[ACT]][%[[K]], %[[NEXT]]], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[ACT]][%[[K]], %[[PX]]]
+// KSTEPS-LABEL: func.func @short_k_columns
+// KSTEPS: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c16
+// KSTEPS-NEXT: memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}], read
+func.func @short_k_columns(%act: memref<16x12544xf32>, %px: index, %w: memref<16x6xf32>, %out: memref<6x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %r = scf.for %k = %c0 to %c16 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+    %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<16x6xf32>, vector<1x6xf32>
+    %y = vector.transfer_read %act[%k, %px], %z {in_bounds = [true, true]} : memref<16x12544xf32>, vector<1x16xf32>
     %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
     scf.yield %c : vector<6x16xf32>
   }
