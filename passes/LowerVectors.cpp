@@ -136,6 +136,13 @@ struct LanesOperandSecond : OpRewritePattern<vector::ContractionOp> {
   }
 };
 
+/// The "paired" lane order of 8 lanes: lane k holds lane kPairedOrder[k]
+/// (the middle two pairs swapped; its own inverse). The even elements of
+/// two 8-lane reads 7 apart in this order are one in-lane vshufps on AVX2;
+/// in order they take a vpermpd as well, per read.
+constexpr int64_t kPairedLanes = 8;
+constexpr int64_t kPairedOrder[kPairedLanes] = {0, 1, 4, 5, 2, 3, 6, 7};
+
 /// Lanes i = 0..lanes-1 of `rows` (a memref whose innermost dim is
 /// contiguous) at `indices`, the innermost index advancing by 2 per lane:
 /// two contiguous reads spanning the 2 * lanes - 1 elements needed, and one
@@ -144,8 +151,9 @@ struct LanesOperandSecond : OpRewritePattern<vector::ContractionOp> {
 /// 8). LLVM legalized a 6-lane read and shuffle, once combined with its
 /// neighbours' (a pool's windows), into one scalar extract per element.
 /// The second read ends on the last element needed: neither reads past it.
-Value readEveryOther(PatternRewriter &rewriter, Location loc, Value rows,
-                     SmallVector<Value> indices, int64_t lanes, Value padding) {
+Value readEveryOther(RewriterBase &rewriter, Location loc, Value rows,
+                     SmallVector<Value> indices, int64_t lanes, Value padding,
+                     bool paired = false) {
   auto rowsType = cast<MemRefType>(rows.getType());
   int64_t rank = rowsType.getRank();
   int64_t span = 2 * lanes - 1;
@@ -168,63 +176,171 @@ Value readEveryOther(PatternRewriter &rewriter, Location loc, Value rows,
   SmallVector<int64_t> mask;
   for (int64_t i = 0; i < lanes; ++i)
     mask.push_back(2 * i < width ? 2 * i : 2 * width + 2 * i - span);
+  if (paired) {
+    assert(lanes == kPairedLanes && "paired order is for 8 lanes");
+    SmallVector<int64_t> inOrder = mask;
+    for (int64_t k = 0; k < lanes; ++k)
+      mask[k] = inOrder[kPairedOrder[k]];
+  }
   return rewriter.create<vector::ShuffleOp>(loc, first, second, mask);
 }
 
-/// A read of V lanes along an innermost dim of stride 2 (a stride-2 depthwise
-/// conv's taps, see DepthwiseConvToTaps) as readEveryOther over the
-/// underlying rows. Left alone, VectorToSCF reads such a vector one scalar
-/// at a time.
+/// Whether `op` reads V lanes along an innermost dim of stride 2 (a
+/// stride-2 depthwise conv's or pool's taps) in a form readStrideTwo takes.
+bool isStrideTwoRead(vector::TransferReadOp op) {
+  auto memType = dyn_cast<MemRefType>(op.getSource().getType());
+  VectorType vecType = op.getVectorType();
+  if (!memType || op.getMask() || !op.getPermutationMap().isMinorIdentity() ||
+      llvm::any_of(op.getInBoundsValues(), [](bool b) { return !b; }) ||
+      vecType.isScalable() || vecType.getNumElements() != vecType.getShape().back())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getStridesAndOffset(memType, strides, offset)) && strides.back() == 2 &&
+         !memType.isDynamicDim(memType.getRank() - 1);
+}
+
+/// A stride-2 read (isStrideTwoRead) as readEveryOther over the underlying
+/// rows, its lanes in the paired order if `paired`.
+Value readStrideTwo(RewriterBase &rewriter, vector::TransferReadOp op, bool paired) {
+  auto memType = cast<MemRefType>(op.getSource().getType());
+  VectorType vecType = op.getVectorType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)getStridesAndOffset(memType, strides, offset);
+  int64_t lanes = vecType.getShape().back();
+  int64_t rank = memType.getRank();
+  Location loc = op.getLoc();
+  // The same memory with the innermost dim at stride 1, (n - 1) * 2 + 1 long.
+  auto meta = rewriter.create<memref::ExtractStridedMetadataOp>(loc, op.getSource());
+  SmallVector<OpFoldResult> sizes, unitStrides;
+  SmallVector<int64_t> staticSizes(memType.getShape()), staticStrides(strides);
+  for (int64_t d = 0; d < rank; ++d) {
+    sizes.push_back(memType.isDynamicDim(d) ? OpFoldResult(meta.getSizes()[d])
+                                            : rewriter.getIndexAttr(staticSizes[d]));
+    unitStrides.push_back(ShapedType::isDynamic(strides[d])
+                              ? OpFoldResult(meta.getStrides()[d])
+                              : rewriter.getIndexAttr(strides[d]));
+  }
+  staticSizes.back() = (staticSizes.back() - 1) * 2 + 1;
+  sizes.back() = rewriter.getIndexAttr(staticSizes.back());
+  staticStrides.back() = 1;
+  unitStrides.back() = rewriter.getIndexAttr(1);
+  OpFoldResult off = ShapedType::isDynamic(offset) ? OpFoldResult(meta.getOffset())
+                                                   : rewriter.getIndexAttr(offset);
+  auto rowsType = MemRefType::get(
+      staticSizes, memType.getElementType(),
+      StridedLayoutAttr::get(rewriter.getContext(), offset, staticStrides),
+      memType.getMemorySpace());
+  Value rows = rewriter.create<memref::ReinterpretCastOp>(loc, rowsType, meta.getBaseBuffer(),
+                                                          off, sizes, unitStrides);
+  SmallVector<Value> indices(op.getIndices());
+  Value two = rewriter.create<arith::ConstantIndexOp>(loc, 2);
+  indices.back() = rewriter.create<arith::MulIOp>(loc, indices.back(), two);
+  Value picked = readEveryOther(rewriter, loc, rows, indices, lanes, op.getPadding(), paired);
+  if (vecType.getRank() > 1)
+    picked = rewriter.create<vector::BroadcastOp>(loc, vecType, picked);
+  return picked;
+}
+
+/// A stride-2 read as readStrideTwo in lane order. Left alone,
+/// VectorToSCF reads such a vector one scalar at a time.
 struct StrideTwoReadAsShuffle : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::TransferReadOp op,
                                 PatternRewriter &rewriter) const override {
-    auto memType = dyn_cast<MemRefType>(op.getSource().getType());
-    VectorType vecType = op.getVectorType();
-    if (!memType || op.getMask() || !op.getPermutationMap().isMinorIdentity() ||
-        llvm::any_of(op.getInBoundsValues(), [](bool b) { return !b; }) ||
-        vecType.isScalable() || vecType.getNumElements() != vecType.getShape().back())
+    if (!isStrideTwoRead(op))
       return failure();
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(getStridesAndOffset(memType, strides, offset)) || strides.back() != 2 ||
-        memType.isDynamicDim(memType.getRank() - 1))
-      return failure();
-    int64_t lanes = vecType.getShape().back();
-    int64_t rank = memType.getRank();
-    Location loc = op.getLoc();
-    // The same memory with the innermost dim at stride 1, (n - 1) * 2 + 1 long.
-    auto meta = rewriter.create<memref::ExtractStridedMetadataOp>(loc, op.getSource());
-    SmallVector<OpFoldResult> sizes, unitStrides;
-    SmallVector<int64_t> staticSizes(memType.getShape()), staticStrides(strides);
-    for (int64_t d = 0; d < rank; ++d) {
-      sizes.push_back(memType.isDynamicDim(d) ? OpFoldResult(meta.getSizes()[d])
-                                              : rewriter.getIndexAttr(staticSizes[d]));
-      unitStrides.push_back(ShapedType::isDynamic(strides[d])
-                                ? OpFoldResult(meta.getStrides()[d])
-                                : rewriter.getIndexAttr(strides[d]));
-    }
-    staticSizes.back() = (staticSizes.back() - 1) * 2 + 1;
-    sizes.back() = rewriter.getIndexAttr(staticSizes.back());
-    staticStrides.back() = 1;
-    unitStrides.back() = rewriter.getIndexAttr(1);
-    OpFoldResult off = ShapedType::isDynamic(offset) ? OpFoldResult(meta.getOffset())
-                                                     : rewriter.getIndexAttr(offset);
-    auto rowsType = MemRefType::get(
-        staticSizes, memType.getElementType(),
-        StridedLayoutAttr::get(getContext(), offset, staticStrides), memType.getMemorySpace());
-    Value rows = rewriter.create<memref::ReinterpretCastOp>(loc, rowsType, meta.getBaseBuffer(),
-                                                            off, sizes, unitStrides);
-    SmallVector<Value> indices(op.getIndices());
-    Value two = rewriter.create<arith::ConstantIndexOp>(loc, 2);
-    indices.back() = rewriter.create<arith::MulIOp>(loc, indices.back(), two);
-    Value picked = readEveryOther(rewriter, loc, rows, indices, lanes, op.getPadding());
-    if (vecType.getRank() > 1)
-      picked = rewriter.create<vector::BroadcastOp>(loc, vecType, picked);
-    rewriter.replaceOp(op, picked);
+    rewriter.replaceOp(op, readStrideTwo(rewriter, op, /*paired=*/false));
     return success();
   }
 };
+
+/// Whether `v` holds one value in every lane: a splat constant or a
+/// broadcast of a scalar or of a one-element vector (a depthwise conv's
+/// weight, bias or BatchNorm, a pool's init).
+bool laneUniform(Value v) {
+  if (auto broadcast = v.getDefiningOp<vector::BroadcastOp>()) {
+    auto source = dyn_cast<VectorType>(broadcast.getSourceType());
+    return !source || source.getNumElements() == 1;
+  }
+  auto constant = v.getDefiningOp<arith::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  return dense && dense.isSplat();
+}
+
+/// The stride-2 8-lane reads that `write`'s vector is computed from by
+/// elementwise ops alone, whose other operands are lane-uniform, each op
+/// used only on the way to `write`; empty unless there are two or more
+/// (one would save nothing) and nothing else feeds the value.
+SmallVector<vector::TransferReadOp> pairableReads(vector::TransferWriteOp write) {
+  VectorType type = write.getVectorType();
+  if (type.getNumElements() != kPairedLanes || type.getShape().back() != kPairedLanes)
+    return {};
+  SmallVector<vector::TransferReadOp> reads;
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist{write.getVector()};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (laneUniform(v))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != write->getBlock() || v.getType() != type)
+      return {};
+    if (!slice.insert(def))
+      continue;
+    if (auto read = dyn_cast<vector::TransferReadOp>(def)) {
+      if (!isStrideTwoRead(read))
+        return {};
+      reads.push_back(read);
+      continue;
+    }
+    if (!OpTrait::hasElementwiseMappableTraits(def) || def->getNumResults() != 1 ||
+        def->getNumRegions())
+      return {};
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Operation *op : slice)
+    for (Operation *user : op->getUsers())
+      if (user != write.getOperation() && !slice.contains(user))
+        return {};
+  if (reads.size() < 2)
+    return {};
+  return reads;
+}
+
+/// Elementwise work on stride-2 reads only (a stride-2 depthwise conv's
+/// taps, a pool's windows) done in the paired lane order: each read is one
+/// in-lane shuffle of its two loads, and the result goes back in order with
+/// one permute before its write. In order, each of the 9 taps took a
+/// second, cross-lane shuffle.
+void pairStrideTwoLanes(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  SmallVector<vector::TransferWriteOp> writes;
+  func.walk([&](vector::TransferWriteOp write) { writes.push_back(write); });
+  for (vector::TransferWriteOp write : writes) {
+    SmallVector<vector::TransferReadOp> reads = pairableReads(write);
+    if (reads.empty())
+      continue;
+    for (vector::TransferReadOp read : reads) {
+      rewriter.setInsertionPoint(read);
+      rewriter.replaceOp(read, readStrideTwo(rewriter, read, /*paired=*/true));
+    }
+    rewriter.setInsertionPoint(write);
+    Location loc = write.getLoc();
+    VectorType type = write.getVectorType();
+    // The 8 lanes out of the leading unit dims and back (as the reads'
+    // broadcasts do; a shape_cast lowers lane by lane).
+    Value value = write.getVector();
+    if (type.getRank() > 1)
+      value = rewriter.create<vector::ExtractOp>(
+          loc, value, SmallVector<int64_t>(type.getRank() - 1, 0));
+    value = rewriter.create<vector::ShuffleOp>(loc, value, value, kPairedOrder);
+    if (type.getRank() > 1)
+      value = rewriter.create<vector::BroadcastOp>(loc, type, value);
+    rewriter.modifyOpInPlace(write, [&] { write.getVectorMutable().assign(value); });
+  }
+}
 
 /// A gather's index vector as a scalar plus constant lane offsets:
 /// broadcasts of a scalar, constant vectors, and sums and products by a
@@ -402,12 +518,15 @@ struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
     // LanesOperandSecond); element by element, the default, they took
     // 4% of a 1x1 conv's time at 256-step K chunks.
     opts.setVectorTransposeLowering(vector::VectorTransposeLowering::Shuffle1D);
-    bool ok =
-        // Masked transfers first: later patterns rewrite the op inside a
-        // vector.mask region into several ops, which the mask cannot hold.
-        succeeded(apply([&](RewritePatternSet &p) {
-          vector::populateVectorMaskLoweringPatternsForSideEffectingOps(p);
-        })) &&
+    // Masked transfers first: later patterns rewrite the op inside a
+    // vector.mask region into several ops, which the mask cannot hold.
+    bool ok = succeeded(apply([&](RewritePatternSet &p) {
+      vector::populateVectorMaskLoweringPatternsForSideEffectingOps(p);
+    }));
+    // Before StrideTwoReadAsShuffle takes the stride-2 reads in order.
+    if (ok)
+      pairStrideTwoLanes(func);
+    ok = ok &&
         succeeded(apply([&](RewritePatternSet &p) {
           p.add<StrideTwoReadAsShuffle, StridedGatherAsReads>(ctx);
         })) &&

@@ -104,6 +104,55 @@ func.func @stride_two_read(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1
   return %v : vector<1x1x8xf32>
 }
 
+// Elementwise work on stride-2 reads alone (two taps of a depthwise conv,
+// a lane-uniform weight, a ReLU) runs in the paired lane order: each read
+// is one shuffle of its loads into lanes 0, 1, 4, 5, 2, 3, 6, 7 of the
+// even elements, and one shuffle puts the result back in order before the
+// store.
+// CHECK-LABEL: func.func @stride_two_taps_paired
+// CHECK: %[[A:.*]] = vector.load %{{.*}}, vector<8xf32>
+// CHECK: %[[B:.*]] = vector.load %{{.*}}, vector<8xf32>
+// CHECK: vector.shuffle %[[A]], %[[B]] [0, 2, 9, 11, 4, 6, 13, 15]
+// CHECK: %[[C:.*]] = vector.load %{{.*}}, vector<8xf32>
+// CHECK: %[[D:.*]] = vector.load %{{.*}}, vector<8xf32>
+// CHECK: vector.shuffle %[[C]], %[[D]] [0, 2, 9, 11, 4, 6, 13, 15]
+// CHECK: %[[R:.*]] = arith.maximumf
+// CHECK: %[[FLAT:.*]] = vector.extract %[[R]][0, 0] : vector<8xf32> from vector<1x1x8xf32>
+// CHECK: %[[ORDERED:.*]] = vector.shuffle %[[FLAT]], %[[FLAT]] [0, 1, 4, 5, 2, 3, 6, 7]
+// CHECK: vector.store %[[ORDERED]]
+func.func @stride_two_taps_paired(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, %n: memref<1x4x8xf32, strided<[144, 36, 2], offset: 2>>, %w: vector<1xf32>, %out: memref<1x4x8xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<1x1x8xf32>
+  %a = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, vector<1x1x8xf32>
+  %b = vector.transfer_read %n[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 2>>, vector<1x1x8xf32>
+  %wb = vector.broadcast %w : vector<1xf32> to vector<1x1x8xf32>
+  %f = math.fma %a, %wb, %zero : vector<1x1x8xf32>
+  %g = math.fma %b, %wb, %f : vector<1x1x8xf32>
+  %r = arith.maximumf %g, %zero : vector<1x1x8xf32>
+  vector.transfer_write %r, %out[%c0, %i, %c0] {in_bounds = [true, true, true]} : vector<1x1x8xf32>, memref<1x4x8xf32>
+  return
+}
+
+// A lane-varying operand (a residual read in order) keeps the reads in
+// order: no paired shuffle, no shuffle before the store.
+// CHECK-LABEL: func.func @stride_two_with_residual
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 9, 11, 13, 15]
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 2, 4, 6, 9, 11, 13, 15]
+// CHECK-NOT: vector.shuffle
+// CHECK: vector.store
+func.func @stride_two_with_residual(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, %n: memref<1x4x8xf32, strided<[144, 36, 2], offset: 2>>, %res: memref<1x4x8xf32>, %out: memref<1x4x8xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %a = vector.transfer_read %m[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 1>>, vector<1x1x8xf32>
+  %b = vector.transfer_read %n[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32, strided<[144, 36, 2], offset: 2>>, vector<1x1x8xf32>
+  %r = vector.transfer_read %res[%c0, %i, %c0], %z {in_bounds = [true, true, true]} : memref<1x4x8xf32>, vector<1x1x8xf32>
+  %s = arith.addf %a, %b : vector<1x1x8xf32>
+  %t = arith.addf %s, %r : vector<1x1x8xf32>
+  vector.transfer_write %t, %out[%c0, %i, %c0] {in_bounds = [true, true, true]} : vector<1x1x8xf32>, memref<1x4x8xf32>
+  return
+}
+
 // Six lanes (a row of 14 after one vector of 8: LeNet's first pool): the
 // eleven elements needed hold two 8-lane loads, 3 elements apart, and the
 // shuffle picks six lanes of them (6-lane loads and shuffles were lowered,
