@@ -310,6 +310,13 @@ def op_models():
         logits = g.gemm(g.node("Flatten", [g.node("GlobalAveragePool", [b])]), 32, 10)
         y = g.node("Softmax", [logits], axis=0 if mixed else 1)
         models[name] = g.model(name, [tensor("x", [4, 8, 144, 144])], [tensor(y, [4, 10])])
+    # Rows as images over 4 MB (2048 x 512): each image's Gemm is a
+    # matrix-vector product, so the batch stays whole (one GEMM reusing
+    # every weight across the rows).
+    g = Graph(18)
+    y = g.node("Relu", [g.gemm("x", 512, 512)])
+    models["batch_rows"] = g.model("batch_rows", [tensor("x", [2048, 512])],
+                                   [tensor(y, [2048, 512])])
     # Shape given as a graph input (as ONNX's node tests do): compiled with
     # `dlc compile --bind shape=FILE.npy`.
     node = helper.make_node("Reshape", ["data", "shape"], ["reshaped"], name="reshape")
