@@ -208,8 +208,11 @@ int dlc_pool_start(dlc_pool *p) {
   if (!p->num_workers)
     return 1;
   p->workers = calloc(p->num_workers, sizeof(pthread_t) + sizeof(worker_arg));
-  if (!p->workers)
+  if (!p->workers) {
+    free(p->shares);
+    p->shares = NULL;
     return 0;
+  }
   worker_arg *args = (worker_arg *)(p->workers + p->num_workers);
   for (int i = 0; i < p->num_workers; ++i) {
     args[i].pool = p;
