@@ -204,7 +204,7 @@ int64_t dlc::separableBatch(const ImportedModel &batched, const ImportedModel &s
   // An image's matrix-vector product reads each weight once: a batch of n
   // run an image at a time reads them n times, where the batched GEMM
   // reuses each across the images (a 1024 x 1024 MatMul split into 1024
-  // rows ran at 0.38 of OpenBLAS, batched at 0.97). A convnet's final
+  // rows ran at 0.38 of OpenBLAS, batched at 0.96). A convnet's final
   // classifier is such a product too, a sliver of its work.
   if (vectorWork * 2 > work) {
     why = "its matmuls are matrix-vector products per image: batched, each weight serves every "
