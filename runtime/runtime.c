@@ -342,16 +342,15 @@ static size_t num_args(void) {
 }
 
 /* Images [lo, hi) on one thread of the pool: its own argument list, arena
- * and one-thread pool (slot = the thread's index in the pool). */
-static void images_on_one_thread(void *ctx, int64_t lo, int64_t hi) {
+ * and one-thread pool (by the thread's index in the pool). */
+static void images_on_one_thread(void *ctx, int64_t lo, int64_t hi, int thread) {
   dlc_model *m = ctx;
-  int slot = dlc_pool_thread_index();
   size_t nargs = num_args();
-  void **args = m->run_args + (size_t)slot * nargs;
+  void **args = m->run_args + (size_t)thread * nargs;
   memcpy(args, m->args, nargs * sizeof(void *));
-  if (slot > 0)
+  if (thread > 0)
     args[nargs - 2] =
-        m->image_arenas + (size_t)(slot - 1) * ((size_t)(dlc_arena_bytes() + 63) / 64 * 64);
+        m->image_arenas + (size_t)(thread - 1) * ((size_t)(dlc_arena_bytes() + 63) / 64 * 64);
   args[nargs - 1] = &m->serial;
   for (int64_t r = lo; r < hi; ++r)
     run_image(m, args, r);
@@ -367,7 +366,7 @@ static void run_per_image(dlc_model *m) {
   if (threads > 1) {
     int saved = m->pool.active;
     m->pool.active = threads;
-    dlc_parallel_for(&m->pool, images_on_one_thread, m, dlc_meta.batch_runs);
+    dlc_parallel_for_threads(&m->pool, images_on_one_thread, m, dlc_meta.batch_runs);
     m->pool.active = saved;
     return;
   }

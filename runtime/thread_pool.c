@@ -31,10 +31,6 @@ static inline unsigned long long pack(unsigned long long gen, int64_t lo, int64_
   return ((gen & GEN_MASK) << 40) | ((unsigned long long)lo << 20) | (unsigned long long)hi;
 }
 
-static _Thread_local int thread_index;
-
-int dlc_pool_thread_index(void) { return thread_index; }
-
 static inline void cpu_relax(void) { __builtin_ia32_pause(); }
 
 static int64_t now_ns(void) {
@@ -61,6 +57,7 @@ static int spin_until(int (*done)(void *), void *arg) {
 typedef struct loop {
   unsigned long long gen;
   dlc_body_fn fn;
+  dlc_thread_body_fn thread_fn; /* instead of fn when set */
   void *ctx;
   int64_t n, chunks;
   int parts;
@@ -84,11 +81,16 @@ static int64_t take(dlc_pool *p, int s, const loop *l, int front) {
   }
 }
 
-static void run_chunk(dlc_pool *p, const loop *l, int64_t c) {
+/* Chunk `c` of `l` on thread `t` (0: the caller). */
+static void run_chunk(dlc_pool *p, int t, const loop *l, int64_t c) {
   int64_t lo = l->n * c / l->chunks, hi = l->n * (c + 1) / l->chunks;
-  if (lo < hi)
-    l->fn(l->ctx, lo, hi);
-  if (atomic_fetch_sub_explicit(&p->unfinished, 1, memory_order_acq_rel) == 1 && thread_index) {
+  if (lo < hi) {
+    if (l->thread_fn)
+      l->thread_fn(l->ctx, lo, hi, t);
+    else
+      l->fn(l->ctx, lo, hi);
+  }
+  if (atomic_fetch_sub_explicit(&p->unfinished, 1, memory_order_acq_rel) == 1 && t) {
     pthread_mutex_lock(&p->mu); /* the caller may have stopped spinning */
     pthread_cond_signal(&p->done);
     pthread_mutex_unlock(&p->mu);
@@ -99,11 +101,11 @@ static void run_chunk(dlc_pool *p, const loop *l, int64_t c) {
 static void work(dlc_pool *p, int t, const loop *l) {
   int64_t c;
   while ((c = take(p, t, l, 1)) >= 0)
-    run_chunk(p, l, c);
+    run_chunk(p, t, l, c);
   for (int k = 1; k < l->parts; ++k) {
     int victim = (t + k) % l->parts;
     while ((c = take(p, victim, l, 0)) >= 0)
-      run_chunk(p, l, c);
+      run_chunk(p, t, l, c);
   }
 }
 
@@ -129,7 +131,7 @@ static int loop_finished(void *pool) {
 
 static void *worker_main(void *arg) {
   dlc_pool *p = ((worker_arg *)arg)->pool;
-  thread_index = ((worker_arg *)arg)->index;
+  int index = ((worker_arg *)arg)->index;
   unsigned long seen = 0;
   for (;;) {
     wait_arg w = {p, seen};
@@ -148,28 +150,32 @@ static void *worker_main(void *arg) {
     loop l;
     l.gen = atomic_load_explicit(&p->generation, memory_order_acquire);
     l.fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
+    l.thread_fn = atomic_load_explicit(&p->thread_fn, memory_order_relaxed);
     l.ctx = atomic_load_explicit(&p->ctx, memory_order_relaxed);
     l.n = atomic_load_explicit(&p->n, memory_order_relaxed);
     l.chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
     l.parts = atomic_load_explicit(&p->parts, memory_order_relaxed);
     seen = l.gen;
-    if (thread_index < l.parts)
-      work(p, thread_index, &l);
+    if (index < l.parts)
+      work(p, index, &l);
   }
 }
 
-/* Called by the generated code for each outermost parallel loop. */
-DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
-  dlc_pool *p = pool;
+static void dispatch(dlc_pool *p, dlc_body_fn fn, dlc_thread_body_fn thread_fn, void *ctx,
+                     int64_t n) {
   int parts = p->active < n ? p->active : (int)n;
   if (parts <= 1) {
-    fn(ctx, 0, n);
+    if (thread_fn)
+      thread_fn(ctx, 0, n, 0);
+    else
+      fn(ctx, 0, n);
     return;
   }
-  loop l = {atomic_load(&p->generation) + 1, fn, ctx, n,
+  loop l = {atomic_load(&p->generation) + 1, fn, thread_fn, ctx, n,
             n < (int64_t)parts * CHUNKS_PER_THREAD ? n : (int64_t)parts * CHUNKS_PER_THREAD,
             parts};
   atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
+  atomic_store_explicit(&p->thread_fn, thread_fn, memory_order_relaxed);
   atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
   atomic_store_explicit(&p->n, n, memory_order_relaxed);
   atomic_store_explicit(&p->chunks, l.chunks, memory_order_relaxed);
@@ -183,7 +189,6 @@ DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t 
   pthread_mutex_lock(&p->mu); /* wakes workers that stopped spinning */
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
-  thread_index = 0;
   work(p, 0, &l);
   if (!spin_until(loop_finished, p)) {
     pthread_mutex_lock(&p->mu);
@@ -191,6 +196,15 @@ DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t 
       pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
   }
+}
+
+/* Called by the generated code for each outermost parallel loop. */
+DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
+  dispatch(pool, fn, NULL, ctx, n);
+}
+
+void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n) {
+  dispatch(p, NULL, fn, ctx, n);
 }
 
 int dlc_pool_start(dlc_pool *p) {

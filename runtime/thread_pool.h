@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 typedef void (*dlc_body_fn)(void *ctx, int64_t lo, int64_t hi);
+/* A body told which thread runs it: 0 for the caller, i for worker i. */
+typedef void (*dlc_thread_body_fn)(void *ctx, int64_t lo, int64_t hi, int thread);
 
 /* One thread's share of the current loop's chunks, [lo, hi), with the
  * loop's generation: taking a chunk is one compare-and-swap of the word,
@@ -39,6 +41,7 @@ typedef struct dlc_pool {
   /* The current loop: written by the caller only while no chunk of the
    * previous loop is left or running. */
   _Atomic(dlc_body_fn) fn;
+  _Atomic(dlc_thread_body_fn) thread_fn;
   _Atomic(void *) ctx;
   _Atomic(int64_t) n, chunks;
   atomic_int parts;
@@ -53,8 +56,11 @@ void dlc_pool_stop(dlc_pool *p);
  * generated code calls it for each outermost parallel loop. */
 void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n);
 
-/* Which thread of the running loop calls: 0 for the caller, i for the
- * i-th worker. */
-int dlc_pool_thread_index(void);
+/* dlc_parallel_for for a body that needs its thread's index (a per-thread
+ * scratch slot). The index is passed rather than kept in a thread-local:
+ * in a dlopen'ed library glibc allocates a thread's TLS block with malloc
+ * on its first access, which broke "dlc_run allocates nothing" whenever a
+ * worker started late. */
+void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n);
 
 #endif /* DLC_RUNTIME_THREAD_POOL_H */

@@ -36,18 +36,20 @@ typedef struct counts {
   int stall_first; /* the chunk holding iteration 0 sleeps */
 } counts;
 
-static void count(void *ctx, int64_t lo, int64_t hi) {
+/* Counts each iteration and records its thread (dlc_parallel_for_threads). */
+static void count(void *ctx, int64_t lo, int64_t hi, int thread) {
   counts *c = ctx;
   if (c->stall_first && lo == 0)
     usleep(50000);
   for (int64_t i = lo; i < hi; ++i) {
     atomic_fetch_add(&c->runs[i], 1);
-    atomic_store(&c->thread[i], dlc_pool_thread_index());
+    atomic_store(&c->thread[i], thread);
   }
 }
 
-/* A second body, so that a worker running the previous loop's body on this
- * loop's context (or the reverse) shows as a wrong count. */
+/* A second body, of the generated code's kind (dlc_parallel_for), so that a
+ * worker running the previous loop's body on this loop's context (or the
+ * reverse) shows as a wrong count. */
 static void count_twice(void *ctx, int64_t lo, int64_t hi) {
   counts *c = ctx;
   for (int64_t i = lo; i < hi; ++i)
@@ -90,7 +92,7 @@ int main(void) {
       reset(&b, n);
       /* Alternate two bodies and contexts, loop after loop. */
       for (int r = 0; r < 200; ++r) {
-        dlc_parallel_for(&pool, count, &a, n);
+        dlc_parallel_for_threads(&pool, count, &a, n);
         dlc_parallel_for(&pool, count_twice, &b, n);
       }
       expect_each(&a, 200, "count");
@@ -105,7 +107,7 @@ int main(void) {
   pool.active = threads;
   reset(&a, 3);
   for (int r = 0; r < 100000; ++r)
-    dlc_parallel_for(&pool, count, &a, 3);
+    dlc_parallel_for_threads(&pool, count, &a, 3);
   expect_each(&a, 100000, "tiny loops");
 
   /* Thread 0's first chunk stalls: the others finish their shares and take
@@ -113,7 +115,7 @@ int main(void) {
   if (threads > 1) {
     reset(&a, 16 * threads);
     a.stall_first = 1;
-    dlc_parallel_for(&pool, count, &a, a.n);
+    dlc_parallel_for_threads(&pool, count, &a, a.n);
     expect_each(&a, 1, "stalled share");
     int taken = 0;
     for (int64_t i = 1; i < a.n / threads; ++i)
