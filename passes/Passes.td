@@ -206,6 +206,21 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
                            "mlir::bufferization::BufferizationDialect"];
 }
 
+def FuseParallelLoops : Pass<"dlc-fuse-parallel-loops", "mlir::func::FuncOp"> {
+  let summary = "Fuse adjacent independent scf.parallel loops of equal bounds";
+  let description = [{
+    On buffers, before dlc-outline-parallel-loops: an scf.parallel followed
+    (past side-effect-free ops only) by one with the same bounds and steps
+    takes the second's body after its own, when neither loop writes an
+    element the other reads or writes. Buffers are told apart by their
+    root (allocations, globals and entry arguments never overlap) and, in
+    one buffer, by static subviews whose index ranges miss each other in
+    some dim. A pad's frame fills, each too small for the thread pool, then
+    run with its interior copy, channel by channel.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncOp"> {
   let summary = "Keep loop-invariant vector transfers (GEMM accumulators) in registers";
   let description = [{

@@ -145,6 +145,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   if (opts.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(createFuseParallelLoops());
     pm.addNestedPass<func::FuncOp>(createHoistVectorTransfers());
     pm.addNestedPass<func::FuncOp>(createPrefetchGemmOperands());
   }

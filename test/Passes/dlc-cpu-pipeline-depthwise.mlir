@@ -5,12 +5,13 @@
 // not charged for the bytes they share): the pad's interior is copied a
 // vector at a time (a load and a store of 8 floats, where a copy tile folded
 // to slices once became a scalar loop), and the conv is one sum of its nine
-// taps in FMAs. (Loops 0-3 fill the pad's border, too little work for the
+// taps in FMAs. (Loop 0 fills the pad's border, its four fills one loop
+// over the channels since dlc-fuse-parallel-loops: too little work for the
 // pool.)
-// CHECK-LABEL: llvm.func internal @dlc_parallel_body_4
+// CHECK-LABEL: llvm.func internal @dlc_parallel_body_1
 // CHECK: %[[ROW:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
 // CHECK: llvm.store %[[ROW]], %{{.*}} : vector<8xf32>, !llvm.ptr
-// CHECK-LABEL: llvm.func internal @dlc_parallel_body_5
+// CHECK-LABEL: llvm.func internal @dlc_parallel_body_2
 // CHECK-COUNT-9: llvm.intr.fma({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 func.func @main(%x: tensor<1x32x64x64xf32>) -> tensor<1x32x64x64xf32> {
   %w = dlc.constant dense<0.5> : tensor<32x1x3x3xf32>

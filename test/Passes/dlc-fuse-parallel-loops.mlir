@@ -1,0 +1,105 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-fuse-parallel-loops | FileCheck %s
+
+// A decomposed pad: the left and right columns' fills and the interior's
+// copy, each over the channels, write disjoint static subviews of one
+// buffer: one loop, the frame and the interior of a channel together.
+// CHECK-LABEL: func.func @pad_frame_and_copy
+// CHECK-SAME: (%[[SRC:.*]]: memref<1x8x4x4xf32>, %[[DST:.*]]: memref<1x8x6x6xf32>)
+// CHECK-DAG: %[[LEFT:.*]] = memref.subview %[[DST]][0, 0, 1, 0] [1, 8, 4, 1]
+// CHECK-DAG: %[[RIGHT:.*]] = memref.subview %[[DST]][0, 0, 1, 5] [1, 8, 4, 1]
+// CHECK-DAG: %[[IN:.*]] = memref.subview %[[DST]][0, 0, 1, 1] [1, 8, 4, 4]
+// CHECK: scf.parallel (%[[C:.*]]) =
+// CHECK: memref.subview %[[LEFT]][0, %[[C]], 0, 0]
+// CHECK: memref.subview %[[RIGHT]][0, %[[C]], 0, 0]
+// CHECK: memref.subview %[[IN]][0, %[[C]], 0, 0]
+// CHECK: vector.transfer_write
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @pad_frame_and_copy(%src: memref<1x8x4x4xf32>, %dst: memref<1x8x6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %left = memref.subview %dst[0, 0, 1, 0] [1, 8, 4, 1] [1, 1, 1, 1] : memref<1x8x6x6xf32> to memref<1x8x4x1xf32, strided<[288, 36, 6, 1], offset: 6>>
+  scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+    %s = memref.subview %left[0, %c, 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : memref<1x8x4x1xf32, strided<[288, 36, 6, 1], offset: 6>> to memref<1x1x4x1xf32, strided<[288, 36, 6, 1], offset: ?>>
+    scf.for %h = %c0 to %c4 step %c1 {
+      memref.store %z, %s[%c0, %c0, %h, %c0] : memref<1x1x4x1xf32, strided<[288, 36, 6, 1], offset: ?>>
+    }
+    scf.reduce
+  }
+  %right = memref.subview %dst[0, 0, 1, 5] [1, 8, 4, 1] [1, 1, 1, 1] : memref<1x8x6x6xf32> to memref<1x8x4x1xf32, strided<[288, 36, 6, 1], offset: 11>>
+  scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+    %s = memref.subview %right[0, %c, 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : memref<1x8x4x1xf32, strided<[288, 36, 6, 1], offset: 11>> to memref<1x1x4x1xf32, strided<[288, 36, 6, 1], offset: ?>>
+    scf.for %h = %c0 to %c4 step %c1 {
+      memref.store %z, %s[%c0, %c0, %h, %c0] : memref<1x1x4x1xf32, strided<[288, 36, 6, 1], offset: ?>>
+    }
+    scf.reduce
+  }
+  %in = memref.subview %dst[0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 1, 1] : memref<1x8x6x6xf32> to memref<1x8x4x4xf32, strided<[288, 36, 6, 1], offset: 7>>
+  scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+    %s = memref.subview %src[0, %c, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : memref<1x8x4x4xf32> to memref<1x1x4x4xf32, strided<[128, 16, 4, 1], offset: ?>>
+    %d = memref.subview %in[0, %c, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : memref<1x8x4x4xf32, strided<[288, 36, 6, 1], offset: 7>> to memref<1x1x4x4xf32, strided<[288, 36, 6, 1], offset: ?>>
+    %v = vector.transfer_read %s[%c0, %c0, %c0, %c0], %z {in_bounds = [true, true, true, true]} : memref<1x1x4x4xf32, strided<[128, 16, 4, 1], offset: ?>>, vector<1x1x4x4xf32>
+    vector.transfer_write %v, %d[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x4xf32>, memref<1x1x4x4xf32, strided<[288, 36, 6, 1], offset: ?>>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The second loop reads what the first writes, at other indices (a
+// neighbour's channel): fused, a thread could read a channel another has
+// not written yet. Both loops stay.
+// CHECK-LABEL: func.func @reads_what_the_first_writes
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+func.func @reads_what_the_first_writes(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c7) step (%c1) {
+    memref.store %z, %a[%i] : memref<8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c7) step (%c1) {
+    %j = arith.addi %i, %c1 : index
+    %v = memref.load %a[%j] : memref<8xf32>
+    memref.store %v, %b[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Overlapping subviews of one buffer (rows 0-4 and 3-7), and loops of
+// different trip counts, stay apart.
+// CHECK-LABEL: func.func @overlap_and_other_bounds
+// CHECK-COUNT-3: scf.parallel
+func.func @overlap_and_other_bounds(%a: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %z = arith.constant 0.0 : f32
+  %top = memref.subview %a[0, 0] [5, 4] [1, 1] : memref<8x4xf32> to memref<5x4xf32, strided<[4, 1]>>
+  %bottom = memref.subview %a[3, 0] [5, 4] [1, 1] : memref<8x4xf32> to memref<5x4xf32, strided<[4, 1], offset: 12>>
+  scf.parallel (%i) = (%c0) to (%c5) step (%c1) {
+    memref.store %z, %top[%i, %c0] : memref<5x4xf32, strided<[4, 1]>>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c5) step (%c1) {
+    memref.store %z, %bottom[%i, %c0] : memref<5x4xf32, strided<[4, 1], offset: 12>>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %z, %bottom[%i, %c1] : memref<5x4xf32, strided<[4, 1], offset: 12>>
+    scf.reduce
+  }
+  return
+}
