@@ -157,18 +157,12 @@ bool independent(scf::ParallelOp first, scf::ParallelOp second) {
 }
 
 /// The loop after `loop` in its block, when only side-effect-free ops
-/// (views, constants) stand between them; they move above `loop`.
-scf::ParallelOp nextLoop(scf::ParallelOp loop) {
-  SmallVector<Operation *> between;
+/// (views, constants) stand between them, collected in `between`.
+scf::ParallelOp nextLoop(scf::ParallelOp loop, SmallVectorImpl<Operation *> &between) {
   for (Operation *op = loop->getNextNode(); op; op = op->getNextNode()) {
-    if (auto next = dyn_cast<scf::ParallelOp>(op)) {
-      for (Operation *b : between)
-        b->moveBefore(loop);
+    if (auto next = dyn_cast<scf::ParallelOp>(op))
       return next;
-    }
-    if (!isMemoryEffectFree(op) || op->getNumRegions() ||
-        llvm::any_of(op->getOperands(),
-                     [&](Value v) { return v.getDefiningOp() == loop.getOperation(); }))
+    if (!isMemoryEffectFree(op) || op->getNumRegions())
       return {};
     between.push_back(op);
   }
@@ -191,12 +185,17 @@ struct FuseParallelLoopsPass : dlc::impl::FuseParallelLoopsBase<FuseParallelLoop
           continue;
         // Absorb the loops that follow while each is independent of it.
         while (true) {
-          scf::ParallelOp next = nextLoop(loop);
+          SmallVector<Operation *> between;
+          scf::ParallelOp next = nextLoop(loop, between);
           if (!next || next.getNumResults() || !sameBounds(loop, next) ||
               !independent(loop, next))
             break;
-          // `next`'s body after `loop`'s, on `loop`'s induction variables;
-          // its empty scf.reduce ends the fused body.
+          // What `next` uses from between the two goes above `loop` (it
+          // cannot use `loop`, which has no results); then `next`'s body
+          // after `loop`'s, on `loop`'s induction variables, its empty
+          // scf.reduce ending the fused body.
+          for (Operation *b : between)
+            b->moveBefore(loop);
           rewriter.eraseOp(loop.getBody()->getTerminator());
           rewriter.mergeBlocks(next.getBody(), loop.getBody(), loop.getInductionVars());
           rewriter.eraseOp(next);

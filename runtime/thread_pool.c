@@ -56,8 +56,7 @@ static int spin_until(int (*done)(void *), void *arg) {
 /* What a thread read of the loop it works on. */
 typedef struct loop {
   unsigned long long gen;
-  dlc_body_fn fn;
-  dlc_thread_body_fn thread_fn; /* instead of fn when set */
+  dlc_thread_body_fn fn;
   void *ctx;
   int64_t n, chunks;
   int parts;
@@ -84,12 +83,8 @@ static int64_t take(dlc_pool *p, int s, const loop *l, int front) {
 /* Chunk `c` of `l` on thread `t` (0: the caller). */
 static void run_chunk(dlc_pool *p, int t, const loop *l, int64_t c) {
   int64_t lo = l->n * c / l->chunks, hi = l->n * (c + 1) / l->chunks;
-  if (lo < hi) {
-    if (l->thread_fn)
-      l->thread_fn(l->ctx, lo, hi, t);
-    else
-      l->fn(l->ctx, lo, hi);
-  }
+  if (lo < hi)
+    l->fn(l->ctx, lo, hi, t);
   if (atomic_fetch_sub_explicit(&p->unfinished, 1, memory_order_acq_rel) == 1 && t) {
     pthread_mutex_lock(&p->mu); /* the caller may have stopped spinning */
     pthread_cond_signal(&p->done);
@@ -150,7 +145,6 @@ static void *worker_main(void *arg) {
     loop l;
     l.gen = atomic_load_explicit(&p->generation, memory_order_acquire);
     l.fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
-    l.thread_fn = atomic_load_explicit(&p->thread_fn, memory_order_relaxed);
     l.ctx = atomic_load_explicit(&p->ctx, memory_order_relaxed);
     l.n = atomic_load_explicit(&p->n, memory_order_relaxed);
     l.chunks = atomic_load_explicit(&p->chunks, memory_order_relaxed);
@@ -161,21 +155,16 @@ static void *worker_main(void *arg) {
   }
 }
 
-static void dispatch(dlc_pool *p, dlc_body_fn fn, dlc_thread_body_fn thread_fn, void *ctx,
-                     int64_t n) {
+void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n) {
   int parts = p->active < n ? p->active : (int)n;
   if (parts <= 1) {
-    if (thread_fn)
-      thread_fn(ctx, 0, n, 0);
-    else
-      fn(ctx, 0, n);
+    fn(ctx, 0, n, 0);
     return;
   }
-  loop l = {atomic_load(&p->generation) + 1, fn, thread_fn, ctx, n,
+  loop l = {atomic_load(&p->generation) + 1, fn, ctx, n,
             n < (int64_t)parts * CHUNKS_PER_THREAD ? n : (int64_t)parts * CHUNKS_PER_THREAD,
             parts};
   atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
-  atomic_store_explicit(&p->thread_fn, thread_fn, memory_order_relaxed);
   atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
   atomic_store_explicit(&p->n, n, memory_order_relaxed);
   atomic_store_explicit(&p->chunks, l.chunks, memory_order_relaxed);
@@ -198,13 +187,23 @@ static void dispatch(dlc_pool *p, dlc_body_fn fn, dlc_thread_body_fn thread_fn, 
   }
 }
 
-/* Called by the generated code for each outermost parallel loop. */
-DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
-  dispatch(pool, fn, NULL, ctx, n);
+/* A generated body (no thread index) with its context. */
+typedef struct plain_body {
+  dlc_body_fn fn;
+  void *ctx;
+} plain_body;
+
+static void run_plain(void *body, int64_t lo, int64_t hi, int thread) {
+  (void)thread;
+  ((plain_body *)body)->fn(((plain_body *)body)->ctx, lo, hi);
 }
 
-void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n) {
-  dispatch(p, NULL, fn, ctx, n);
+/* Called by the generated code for each outermost parallel loop. The
+ * adapter may live on this stack: dlc_parallel_for_threads returns only
+ * when no chunk is left or running. */
+DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n) {
+  plain_body body = {fn, ctx};
+  dlc_parallel_for_threads(pool, run_plain, &body, n);
 }
 
 int dlc_pool_start(dlc_pool *p) {

@@ -40,8 +40,7 @@ typedef struct dlc_pool {
   atomic_ulong generation; /* one per dispatched loop */
   /* The current loop: written by the caller only while no chunk of the
    * previous loop is left or running. */
-  _Atomic(dlc_body_fn) fn;
-  _Atomic(dlc_thread_body_fn) thread_fn;
+  _Atomic(dlc_thread_body_fn) fn;
   _Atomic(void *) ctx;
   _Atomic(int64_t) n, chunks;
   atomic_int parts;
