@@ -579,8 +579,11 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     wrote last move between the cores' private caches (constants are only
     read, and each core keeps its copy), where serial loops keep every
     buffer on one core. LeNet's im2col copy of its first conv (78 KB
-    written, 2.4 us on one thread) took 2.9 us a thread on two; 0.33 is that
-    overhead per byte, in vector instructions (about 0.13 ns each here). A
+    written, 2.4 us on one thread) took 2.9 us a thread on two on a Zen 3
+    VM, a third of a vector instruction (about 0.13 ns there) a byte; on a
+    Zen 4 VM its second conv's GEMM (61K vector instructions, about 5 us,
+    75 KB of columns and output) took LeNet from 13.5 to 19.4 us on two
+    threads, one vector instruction a byte or more: the default. A
     larger arena goes through L3 whichever core runs a loop, and a serial
     loop between parallel ones pulls its data from the other cores as well:
     charged, MobileNetV2's copies made it 20-35% slower on 16 threads.
@@ -589,7 +592,7 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
     Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"8192",
            "smallest estimated work (vector instructions) dispatched to the thread pool">,
-    Option<"sharedByteCost", "shared-byte-cost", "double", /*default=*/"0.33",
+    Option<"sharedByteCost", "shared-byte-cost", "double", /*default=*/"1.0",
            "work (vector instructions) charged per byte of arena or entry tensor a dispatched loop touches">,
     Option<"privateCacheBytes", "private-cache-bytes", "int64_t", /*default=*/"262144",
            "largest arena whose loops are charged for shared bytes (one core's private cache)">,

@@ -7,8 +7,8 @@
 // entry whose arena (132 KB) fits one core's private cache. The first reads
 // a constant (a global: each core keeps its own copy) and writes 1 KB of the
 // arena: it goes to the pool. The second reads 128 KB of the arena, which a
-// thread would fetch from the core that wrote it: charged a third of a
-// vector instruction a byte, it stays a sequential loop.
+// thread would fetch from the core that wrote it: charged a vector
+// instruction a byte, it stays a sequential loop.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[ARENA:.*]]: memref<135168xi8>, %{{.*}}: !llvm.ptr)
 // CHECK: %[[W:.*]] = memref.get_global @weights
