@@ -29,6 +29,7 @@ inline mlir::func::FuncOp lookupEntry(mlir::ModuleOp module, llvm::StringRef nam
 /// What the CPU pipeline needs to know about the target.
 struct CpuPipelineOptions {
   int64_t vectorWidth = 8; ///< f32 lanes: 8 for AVX2, 16 for AVX-512
+  int64_t vectorRegisters = 16; ///< 32 with AVX-512 (AVX-512VL at 8 lanes)
   int optLevel = 3;        ///< 0 disables tiling and vectorization
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
   bool rematerialize = false;    ///< recompute cheap tensors at late uses

@@ -192,6 +192,9 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
            "rows of the register tile (accumulator rows)">,
     Option<"nVectors", "n-vectors", "int64_t", /*default=*/"2",
            "vectors along N in the register tile">,
+    Option<"maxAccumulators", "max-accumulators", "int64_t", /*default=*/"12",
+           "most accumulator vectors of a panel GEMM's register tile (12 of 16 "
+           "registers; 24 where there are 32)">,
     Option<"cacheM", "cache-m", "int64_t", "64", "cache tile along M">,
     Option<"cacheN", "cache-n", "int64_t", "128", "cache tile along N">,
     Option<"cacheK", "cache-k", "int64_t", "256", "cache tile along K">,

@@ -13,6 +13,7 @@ struct Target {
   std::string cpu;      ///< LLVM CPU name (for CUDA: the GPU, sm_90)
   std::string features; ///< LLVM feature string
   int64_t vectorWidth;  ///< f32 lanes
+  int64_t vectorRegisters = 16; ///< 32 with AVX-512 (also at 8 lanes: ymm0-31)
   bool isCuda() const { return name.rfind("cuda:", 0) == 0; }
 };
 

@@ -368,7 +368,8 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
                         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
   }
   dlc::buildCpuPipeline(
-      pm, {opts.target.vectorWidth, opts.optLevel, opts.maxWorkspaceBytes, opts.rematerialize});
+      pm, {opts.target.vectorWidth, opts.target.vectorRegisters, opts.optLevel,
+           opts.maxWorkspaceBytes, opts.rematerialize});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
@@ -523,7 +524,8 @@ bool trialPlan(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit, 
   MLIRContext *ctx = module.getContext();
   FirstDiagnostic first(ctx);
   PassManager pm(ctx);
-  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.optLevel, limit, remat});
+  dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.target.vectorRegisters,
+                             opts.optLevel, limit, remat});
   if (failed(pm.run(*copy))) {
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
@@ -692,7 +694,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
   sig["outputs"] = tensorsJson(model.outputs);
   sig["target"] = {{"name", opts.target.name},
                    {"cpu", opts.target.cpu},
-                   {"vector_width", opts.target.vectorWidth}};
+                   {"vector_width", opts.target.vectorWidth},
+                   {"vector_registers", opts.target.vectorRegisters}};
   sig["memory_plan"] = {{"arena_bytes", arenaBytes},
                         {"inference_arena_bytes", inference.arenaBytes},
                         {"lower_bound_bytes", inference.lowerBound},

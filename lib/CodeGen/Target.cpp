@@ -28,6 +28,7 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.cpu = "skylake-avx512";
     target.features = "+avx512f,+avx512dq,+avx512bw,+avx512vl,+fma,-prefer-256-bit";
     target.vectorWidth = 16;
+    target.vectorRegisters = 32;
     return true;
   }
   if (name == "native" || name.empty()) {
@@ -39,6 +40,8 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
       f += (f.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
     target.features = f;
     target.vectorWidth = features.lookup("avx512f") && !splitsWideVectors(target.cpu) ? 16 : 8;
+    // AVX-512VL's 32 registers serve 8-lane code too (larger register tiles).
+    target.vectorRegisters = features.lookup("avx512f") && features.lookup("avx512vl") ? 32 : 16;
     return true;
   }
   if (name.rfind("cuda:", 0) == 0) {

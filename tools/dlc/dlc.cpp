@@ -348,8 +348,9 @@ int inspectCommand(int argc, char **argv) {
            target.value("precision", std::string("fp32")).c_str(),
            (long long)sig["memory_plan"]["weights_bytes"].get<int64_t>());
   else
-    printf("target: %s (cpu %s, %d f32 lanes)\n", target["name"].get<std::string>().c_str(),
-           target["cpu"].get<std::string>().c_str(), target["vector_width"].get<int>());
+    printf("target: %s (cpu %s, %d f32 lanes, %d vector registers)\n",
+           target["name"].get<std::string>().c_str(), target["cpu"].get<std::string>().c_str(),
+           target["vector_width"].get<int>(), target.value("vector_registers", 16));
   const auto &plan = sig["memory_plan"];
   int64_t arena = plan["arena_bytes"], bound = plan["lower_bound_bytes"];
   printf("memory plan: arena %lld bytes, lower bound %lld bytes (peak live), ratio %.3f, "
