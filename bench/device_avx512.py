@@ -61,7 +61,9 @@ def main():
             so.inter_op_num_threads = 1
             sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
             ref = sess.run(None, {inp.name: x})[0]
-            ok = np.allclose(y, ref, rtol=1e-3, atol=1e-4)
+            # Against the output's scale: ResNet-50's random-weight logits
+            # reach 8e4, where 5e-2 is float32 rounding.
+            ok = np.max(np.abs(y - ref)) <= 1e-5 * max(1.0, float(np.max(np.abs(ref))))
             ort_ms = median_ms(lambda: sess.run(None, {inp.name: x}), min_ms=500)
             print(f"| {name} | {threads} | {dlc_ms:.2f} | {ort_ms:.2f} | {dlc_ms / ort_ms:.2f} | "
                   f"{'yes' if ok else 'NO'}, max diff {np.max(np.abs(y - ref)):.1e} |")
