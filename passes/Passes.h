@@ -33,6 +33,7 @@ struct CpuPipelineOptions {
   int optLevel = 3;        ///< 0 disables tiling and vectorization
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
   bool rematerialize = false;    ///< recompute cheap tensors at late uses
+  int64_t l2CacheBytes = 0;      ///< one core's L2; 0: unknown
 };
 
 /// dlc dialect -> linalg -> tiles/vectors -> bufferized -> planned -> LLVM

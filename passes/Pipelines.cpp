@@ -146,6 +146,14 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // AVX-512's 16-lane tiles keep the device-tuned 12.
     if (wideRegisterFile)
       tv.maxAccumulators = 24;
+    // K in chunks of 1024 instead of 256 where a core has 1 MB of L2 or
+    // more (the column block, 64 KB at 16 lanes, then streams from L2 with
+    // a quarter of the partial-sum passes). Zen 4, one thread: ResNet-18
+    // 24.7 -> 21.6 ms, ResNet-50 67.6 -> 63.9 (36.2 -> 33.8 at two),
+    // MobileNetV2 7.60 -> 7.34; 512 and 2048 in between. Measured with
+    // 8-lane tiles only: AVX-512's 16-lane ones keep 256.
+    if (opts.vectorWidth < 16 && opts.l2CacheBytes >= (1 << 20))
+      tv.cacheK = 1024;
     pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tv));
   }
   pm.addPass(createCanonicalizerPass());
@@ -262,6 +270,9 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
       *this, "vector-registers",
       llvm::cl::desc("vector registers (16 AVX2, 32 AVX-512, also at 8 lanes)"),
       llvm::cl::init(16)};
+  Option<int64_t> l2CacheBytes{*this, "l2-cache-bytes",
+                               llvm::cl::desc("one core's L2 cache (0: unknown)"),
+                               llvm::cl::init(0)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
                        llvm::cl::init(3)};
   Option<int64_t> maxWorkspaceBytes{*this, "max-workspace-bytes",
@@ -300,6 +311,6 @@ void dlc::registerDlcPipelines() {
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
         buildCpuPipeline(pm, {o.vectorWidth, o.vectorRegisters, o.optLevel, o.maxWorkspaceBytes,
-                               o.rematerialize});
+                               o.rematerialize, o.l2CacheBytes});
       });
 }

@@ -14,6 +14,7 @@ struct Target {
   std::string features; ///< LLVM feature string
   int64_t vectorWidth;  ///< f32 lanes
   int64_t vectorRegisters = 16; ///< 32 with AVX-512 (also at 8 lanes: ymm0-31)
+  int64_t l2CacheBytes = 0;     ///< one core's L2 (native: the host's); 0: unknown
   bool isCuda() const { return name.rfind("cuda:", 0) == 0; }
 };
 

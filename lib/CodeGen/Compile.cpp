@@ -369,7 +369,7 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
   }
   dlc::buildCpuPipeline(
       pm, {opts.target.vectorWidth, opts.target.vectorRegisters, opts.optLevel,
-           opts.maxWorkspaceBytes, opts.rematerialize});
+           opts.maxWorkspaceBytes, opts.rematerialize, opts.target.l2CacheBytes});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
@@ -525,7 +525,7 @@ bool trialPlan(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit, 
   FirstDiagnostic first(ctx);
   PassManager pm(ctx);
   dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.target.vectorRegisters,
-                             opts.optLevel, limit, remat});
+                             opts.optLevel, limit, remat, opts.target.l2CacheBytes});
   if (failed(pm.run(*copy))) {
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
@@ -695,7 +695,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
   sig["target"] = {{"name", opts.target.name},
                    {"cpu", opts.target.cpu},
                    {"vector_width", opts.target.vectorWidth},
-                   {"vector_registers", opts.target.vectorRegisters}};
+                   {"vector_registers", opts.target.vectorRegisters},
+                   {"l2_cache_bytes", opts.target.l2CacheBytes}};
   sig["memory_plan"] = {{"arena_bytes", arenaBytes},
                         {"inference_arena_bytes", inference.arenaBytes},
                         {"lower_bound_bytes", inference.lowerBound},

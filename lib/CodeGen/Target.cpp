@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <unistd.h>
+
 namespace {
 /// CPUs that run a 512-bit vector op as two 256-bit halves (AMD Zen 4): on
 /// them AVX-512's 16-lane register tiles (12 x 16, tuned on Sapphire
@@ -42,6 +44,8 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.vectorWidth = features.lookup("avx512f") && !splitsWideVectors(target.cpu) ? 16 : 8;
     // AVX-512VL's 32 registers serve 8-lane code too (larger register tiles).
     target.vectorRegisters = features.lookup("avx512f") && features.lookup("avx512vl") ? 32 : 16;
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    target.l2CacheBytes = l2 > 0 ? l2 : 0;
     return true;
   }
   if (name.rfind("cuda:", 0) == 0) {
