@@ -9,6 +9,11 @@
 // us a pad on one thread, with the other idle. Fused, the channel's frame
 // and interior are written together, on the channel's thread.
 //
+// Upstream's scf-parallel-loop-fusion is not used: it checks only
+// memref.load/store pairs for dependences (these bodies read and write
+// through vector transfers and linalg ops, which it would not see) and
+// needs the very same bound values, not equal constants.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
@@ -50,6 +55,15 @@ bool distinctBuffer(Value root) {
   return def && isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def);
 }
 
+/// Whether two different buffer roots are different buffers: two
+/// memref.get_global ops of one global are the same one.
+bool distinctBuffers(Value a, Value b) {
+  if (!distinctBuffer(a) || !distinctBuffer(b))
+    return false;
+  auto ga = a.getDefiningOp<memref::GetGlobalOp>(), gb = b.getDefiningOp<memref::GetGlobalOp>();
+  return !(ga && gb && ga.getName() == gb.getName());
+}
+
 /// Whether two static subviews of one buffer select disjoint elements: in
 /// some dim their index ranges do not meet.
 bool disjointSubviews(memref::SubViewOp a, memref::SubViewOp b) {
@@ -77,7 +91,7 @@ bool disjointSubviews(memref::SubViewOp a, memref::SubViewOp b) {
 bool disjoint(Value a, Value b) {
   SmallVector<Value> ca = viewChain(a), cb = viewChain(b);
   if (ca.back() != cb.back())
-    return distinctBuffer(ca.back()) && distinctBuffer(cb.back());
+    return distinctBuffers(ca.back(), cb.back());
   // From the buffer down, the first views that differ.
   size_t i = ca.size(), j = cb.size();
   while (i > 0 && j > 0 && ca[i - 1] == cb[j - 1]) {

@@ -283,6 +283,11 @@ struct TileAndVectorizePass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (maxAccumulators < 1) {
+      func.emitError("dlc-tile-and-vectorize: max-accumulators must be at least 1, got ")
+          << static_cast<int64_t>(maxAccumulators);
+      return signalPassFailure();
+    }
     IRRewriter rewriter(&getContext());
     fusedAway.clear();
     dlc::propagateReshapesToGemms(func);
@@ -478,17 +483,16 @@ struct TileAndVectorizePass
     // broadcast, fill AVX2's 16 vector registers (12-row panels over two
     // vectors, 24 accumulators, spilled on every k and ran at half speed);
     // AVX-512VL's 32 take 24 (8-row panels over two vectors on Zen 4).
-    const int64_t kMaxAccumulators = maxAccumulators;
     int64_t lanes = nVectors * vectorWidth;
     if (pixelRows) {
-      lanes = kMaxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth);
+      lanes = std::max<int64_t>(1, maxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth));
       // Pixels padded to fewer per tile (dlc::layoutFor: 49 as 10 x 5) take
       // that many: the largest count up to twelve accumulators' that
       // divides them.
       if (!ShapedType::isDynamic(ranges[n]))
         while (lanes > 1 && ranges[n] % lanes != 0)
           --lanes;
-    } else if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > kMaxAccumulators))
+    } else if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > maxAccumulators))
       lanes = vectorWidth;
     // Fewer rows than the register tile has (batch-1 fully connected
     // layers): the unused accumulators go along N. One row of two vectors
@@ -500,7 +504,7 @@ struct TileAndVectorizePass
     // Twelve accumulators here on any target: the weights stream from L2
     // (the MLP's 784 x 256 layer), and 16 panels at a time instead of 8
     // made it 6% slower on Zen 4.
-    int64_t matvecAccumulators = std::min<int64_t>(kMaxAccumulators, 12);
+    int64_t matvecAccumulators = std::min<int64_t>(maxAccumulators, 12);
     int64_t matvecPanels = 0;
     unsigned panelDim = dims->n.size() > 1 ? dims->n[dims->n.size() - 2] : n;
     if (!panels && !llvm::any_of(ranges, ShapedType::isDynamic) && ranges[m] < tileRows) {

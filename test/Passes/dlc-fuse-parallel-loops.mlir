@@ -103,3 +103,31 @@ func.func @overlap_and_other_bounds(%a: memref<8x4xf32>) {
   }
   return
 }
+
+// -----
+
+// Two memref.get_global ops of one global are one buffer: the second loop
+// reads what the first writes, through another SSA value; they stay apart.
+// CHECK-LABEL: func.func @one_global_twice
+// CHECK-COUNT-2: scf.parallel
+memref.global "private" @state : memref<8xf32> = dense<0.0>
+func.func @one_global_twice(%out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 1.0 : f32
+  %g1 = memref.get_global @state : memref<8xf32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %z, %g1[%i] : memref<8xf32>
+    scf.reduce
+  }
+  %g2 = memref.get_global @state : memref<8xf32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %j = arith.subi %c8, %i : index
+    %k = arith.subi %j, %c1 : index
+    %v = memref.load %g2[%k] : memref<8xf32>
+    memref.store %v, %out[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}

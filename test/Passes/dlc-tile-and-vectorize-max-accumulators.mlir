@@ -1,5 +1,8 @@
 // RUN: %dlc-opt %s --dlc-tile-and-vectorize="vector-width=8 min-forall-tiles=0" | FileCheck %s --check-prefix=AVX2
 // RUN: %dlc-opt %s --dlc-tile-and-vectorize="vector-width=8 max-accumulators=24 min-forall-tiles=0" | FileCheck %s --check-prefix=WIDE
+// RUN: not %dlc-opt %s --dlc-tile-and-vectorize="max-accumulators=0" 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: dlc-tile-and-vectorize: max-accumulators must be at least 1, got 0
 
 // 8-row filter panels over 32 pixels. With AVX2's 16 registers (twelve
 // accumulators at most) the tile is one 8-lane vector wide, 8 x 8; with
