@@ -31,6 +31,8 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.features = "+avx512f,+avx512dq,+avx512bw,+avx512vl,+fma,-prefer-256-bit";
     target.vectorWidth = 16;
     target.vectorRegisters = 32;
+    // Skylake-SP has 1 MB of L2 a core, Sapphire Rapids 2 MB.
+    target.l2CacheBytes = 1 << 20;
     return true;
   }
   if (name == "native" || name.empty()) {
