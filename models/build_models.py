@@ -298,6 +298,16 @@ def op_models():
     models["winograd"] = g.model("winograd", [tensor("x", [2, 24, 15, 17]), tensor("y", [2, 16, 16, 16])],
                                  [tensor(a, [2, 20, 15, 17]), tensor(small, [2, 32, 7, 8]),
                                   tensor(even, [2, 24, 16, 16])])
+    g = Graph(19)  # small stride-1 convs dlc runs as outer products per row (no im2col):
+    # filters x pixels tiles (5 filters, rows of 11 widened to whole vectors,
+    # 3 channels, Clip in registers; 7 filters, no bias), filter-lane tiles
+    # (16 filters over rows of 9, Sigmoid), one input channel (5x5, Relu)
+    a = g.relu6(g.conv("x", 3, 5, 3, 1, 1))  # 2x5x9x11
+    b = g.node("Sigmoid", [g.conv(a, 5, 16, 3)])  # 2x16x7x9
+    c = g.conv(b, 16, 7, 2, bias=False)  # 2x7x6x8
+    e = g.node("Relu", [g.conv("y", 1, 4, 5, 1, 2)])  # 1x4x12x12
+    models["small_convs"] = g.model("small_convs", [tensor("x", [2, 3, 9, 11]), tensor("y", [1, 1, 12, 12])],
+                                    [tensor(c, [2, 7, 6, 8]), tensor(e, [1, 4, 12, 12])])
     # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must

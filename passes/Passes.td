@@ -41,6 +41,36 @@ def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def ConvToOuterProducts : Pass<"dlc-conv-to-outer-products", "mlir::func::FuncOp"> {
+  let summary = "Run small stride-1 convolutions as outer products per output row, without im2col";
+  let description = [{
+    For the CPU back end, before dlc-conv-to-im2col. A static f32
+    `linalg.conv_2d_nchw_fchw` with a constant filter, unit strides and
+    dilations, a window larger than 1x1 and at most `max-multiply-adds`
+    multiply-adds becomes an `scf.forall` over (batch, filter block, output
+    row) whose body keeps one register tile of the row: [filters, pixels],
+    or [pixels, filters] with the filters in the vector lanes where they
+    fill whole vectors. It sums the outer products of each tap's input row
+    (a contiguous read of the padded input) and the tap's filter values
+    (the filter re-packed at compile time as [C, KH, KW, F]) over
+    (channel, tap row, tap column), starting from the bias (a fill or a
+    broadcast [F] tensor), and applies a following elementwise activation
+    in registers before writing the row. The tile uses at most
+    `max-accumulators` vectors of `vector-width` lanes. Larger convs keep
+    the im2col GEMM.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of a vector register">,
+    Option<"maxAccumulators", "max-accumulators", "int64_t", /*default=*/"12",
+           "vector registers the row's tile may hold">,
+    Option<"maxMultiplyAdds", "max-multiply-adds", "int64_t", /*default=*/"524288",
+           "largest conv (F * C * KH * KW * OH * OW) rewritten">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];
+}
+
 def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
   let summary = "Rewrite NCHW convolutions as im2col + GEMM";
   let description = [{

@@ -107,6 +107,15 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     im2col.packRows = opts.vectorWidth < 16 ? (wideRegisterFile ? 8 : 6) : 12;
     im2col.padLanes = opts.vectorWidth < 16 ? 2 * opts.vectorWidth : opts.vectorWidth;
   }
+  // Small stride-1 convs (LeNet's) as outer products per output row, no
+  // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register
+  // budget.
+  if (opts.optLevel > 0) {
+    ConvToOuterProductsOptions outer;
+    outer.vectorWidth = opts.vectorWidth;
+    outer.maxAccumulators = wideRegisterFile ? 24 : 12;
+    pm.addNestedPass<func::FuncOp>(createConvToOuterProducts(outer));
+  }
   // 3x3 stride-1 convs with constant filters as Winograd F(4x4 or 2x2,
   // 3x3), the GEMMs in the same register-tile layout; the rest im2col.
   if (opts.optLevel > 0) {

@@ -1,0 +1,320 @@
+//===- ConvToOuterProducts.cpp - small convs as register-tile outer products -===//
+//
+// A small stride-1 conv (LeNet's) spent as long gathering its im2col
+// columns as multiplying them: on Zen 4 the two columns buffers (78 and
+// 60 KB, past L1) took 2.5 of LeNet's 12 us, its GEMMs 6.5. Here each
+// output row is one register tile summed over the window in place: per
+// (channel, tap row, tap column), the tap's input row is a contiguous read
+// of the (padded) input, the filter's values at that tap a contiguous read
+// of the filter re-packed at compile time as [C, KH, KW, F], and the tile
+// takes their outer product. No columns, no padding of the pixels to
+// whole register tiles.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
+#include "passes/LinalgBuilders.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace dlc {
+#define GEN_PASS_DEF_CONVTOOUTERPRODUCTS
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+/// The register tile of one output row: `filters` output channels by the
+/// row's pixels, with the filters along the vector lanes (`filterLanes`:
+/// the tile is [pixels, filters]) or the pixels (the tile is [filters,
+/// pixels]).
+struct RowTile {
+  int64_t filters = 0;
+  bool filterLanes = false;
+};
+
+/// The tile for F filters over rows of `ow` pixels within `accumulators`
+/// vector registers of `width` lanes; filters = 0 where none fits. Filters
+/// along the lanes where they fill whole vectors (LeNet's 16: rows of 10
+/// pixels, one vector each, nothing padded), else the pixels (its 6
+/// filters over rows of 28: 4 vectors a filter on AVX2-width vectors).
+RowTile rowTileFor(int64_t f, int64_t ow, int64_t width, int64_t accumulators) {
+  for (int64_t vectors : {2, 1})
+    if (f % (vectors * width) == 0 && ow * vectors <= accumulators)
+      return {vectors * width, true};
+  int64_t perFilter = (ow + width - 1) / width; // whole vectors a row
+  for (int64_t t = std::min(f, accumulators / perFilter); t >= 1; --t)
+    if (f % t == 0)
+      return {t, false};
+  return {};
+}
+
+/// The bias a conv's accumulator starts from: a 1-D [F] tensor broadcast
+/// over the output (LowerToLinalg's bias), or a scalar fill; null if
+/// neither.
+Value biasOf(Value init, bool &scalar) {
+  scalar = false;
+  if (Value v = dlc::fillValue(init)) {
+    scalar = true;
+    return v;
+  }
+  auto generic = init.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      !isa_and_nonnull<tensor::EmptyOp>(generic.getDpsInitOperand(0)->get().getDefiningOp()))
+    return nullptr;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  AffineMap in = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != generic.getBody()->getArgument(0) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      in.getNumResults() != 1 || in.getResult(0) != getAffineDimExpr(1, init.getContext()))
+    return nullptr;
+  return generic.getDpsInputOperand(0)->get();
+}
+
+/// The one user of `v` when it is an all-parallel elementwise generic of
+/// `v` alone (an activation), identity maps, whose body only combines its
+/// argument with values from outside (constants): it can run on the
+/// register tile before the store. Null otherwise.
+linalg::GenericOp activationOf(Value v) {
+  if (!v.hasOneUse())
+    return nullptr;
+  auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
+      g.getNumReductionLoops() != 0 || g.getDpsInputOperand(0)->get() != v ||
+      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
+      g.getDpsInitOperand(0)->get().getType() != v.getType() ||
+      !g.getRegionOutputArgs()[0].use_empty())
+    return nullptr;
+  for (Operation &op : g.getBody()->without_terminator())
+    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
+        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat())
+      return nullptr;
+  return g;
+}
+
+/// `act`'s body on the vector `x` (scalars from outside broadcast).
+Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
+  ArrayRef<int64_t> shape = cast<VectorType>(x.getType()).getShape();
+  IRMapping map;
+  map.map(act.getBody()->getArgument(0), x);
+  auto lookup = [&](Value s) -> Value {
+    if (Value m = map.lookupOrNull(s))
+      return m;
+    Value splat = b.create<vector::BroadcastOp>(loc, VectorType::get(shape, s.getType()), s);
+    map.map(s, splat);
+    return splat;
+  };
+  // Each op on vectors of its scalar result's type (a compare's i1 too).
+  for (Operation &op : act.getBody()->without_terminator()) {
+    SmallVector<Value> operands;
+    for (Value o : op.getOperands())
+      operands.push_back(lookup(o));
+    Operation *v = b.create(loc, op.getName().getIdentifier(), operands,
+                            {VectorType::get(shape, op.getResult(0).getType())}, op.getAttrs());
+    map.map(op.getResult(0), v->getResult(0));
+  }
+  return lookup(act.getBody()->getTerminator()->getOperand(0));
+}
+
+/// `x` [N, C, H, W] with `extra` more zero columns on the right: the
+/// rows a tile of whole vectors reads past the window's last tap stay in
+/// bounds (masked loads instead did not lower). A zero pad of `x`'s source
+/// (the conv's own padding) gets wider instead of padded twice.
+Value widenRows(OpBuilder &b, Location loc, Value x, int64_t extra) {
+  if (extra == 0)
+    return x;
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  Value source = x;
+  if (auto pad = x.getDefiningOp<tensor::PadOp>()) {
+    Value value = pad.getConstantPaddingValue();
+    if (value && matchPattern(value, m_AnyZeroFloat()) &&
+        llvm::none_of(pad.getStaticLow(), ShapedType::isDynamic) &&
+        llvm::none_of(pad.getStaticHigh(), ShapedType::isDynamic)) {
+      source = pad.getSource();
+      low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+      high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
+    }
+  }
+  high[3] += extra;
+  SmallVector<int64_t> shape(type.getShape());
+  shape[3] += extra;
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+  return b.create<tensor::PadOp>(loc, RankedTensorType::get(shape, type.getElementType()),
+                                 source, getAsIndexOpFoldResult(b.getContext(), low),
+                                 getAsIndexOpFoldResult(b.getContext(), high), zero);
+}
+
+struct ConvToOuterProductsPass
+    : dlc::impl::ConvToOuterProductsBase<ConvToOuterProductsPass> {
+  using ConvToOuterProductsBase::ConvToOuterProductsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    getOperation().walk([&](linalg::Conv2DNchwFchwOp op) { convs.push_back(op); });
+    for (linalg::Conv2DNchwFchwOp op : convs)
+      rewrite(op);
+  }
+
+  void rewrite(linalg::Conv2DNchwFchwOp conv) {
+    if (!conv.hasPureTensorSemantics())
+      return;
+    auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+    auto w = cast<RankedTensorType>(conv.getInputs()[1].getType());
+    auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+    if (!in.hasStaticShape() || !w.hasStaticShape() || !out.hasStaticShape() ||
+        !out.getElementType().isF32() ||
+        !llvm::all_of(conv.getStrides().getValues<int64_t>(), [](int64_t s) { return s == 1; }) ||
+        !llvm::all_of(conv.getDilations().getValues<int64_t>(), [](int64_t d) { return d == 1; }))
+      return;
+    int64_t n = out.getDimSize(0), f = out.getDimSize(1), oh = out.getDimSize(2),
+            ow = out.getDimSize(3);
+    int64_t c = w.getDimSize(1), kh = w.getDimSize(2), kw = w.getDimSize(3);
+    // 1x1 convs have no columns to save; larger convs keep the GEMM, whose
+    // cache tiles and threads pay for the columns.
+    if (kh * kw == 1 || f * c * kh * kw * oh * ow > maxMultiplyAdds)
+      return;
+    RowTile tile = rowTileFor(f, ow, vectorWidth, maxAccumulators);
+    if (!tile.filters)
+      return;
+    std::optional<SmallVector<float>> filter = dlc::constantF32Values(conv.getInputs()[1]);
+    if (!filter)
+      return;
+
+    OpBuilder b(conv);
+    Location loc = conv.getLoc();
+    MLIRContext *ctx = b.getContext();
+    Type f32 = b.getF32Type();
+    // The tile [filters, pixels], or [pixels, filters] with the filters in
+    // lanes; maps from the output [N, F, OH, OW] to it. Pixels in lanes go
+    // in whole vectors (LLVM split a loop-carried 6 x 28 tile into shuffles
+    // and stack slots): the input gets as many more zero columns (see
+    // widenRows), and the tile's extra pixels are dropped before the write.
+    int64_t pixels = tile.filterLanes ? ow : (ow + vectorWidth - 1) / vectorWidth * vectorWidth;
+    // The filter as [C, KH, KW, F]: a tap's values for the tile's filters
+    // are contiguous.
+    SmallVector<float> packed(filter->size());
+    for (int64_t fi = 0; fi < f; ++fi)
+      for (int64_t k = 0; k < c * kh * kw; ++k)
+        packed[k * f + fi] = (*filter)[fi * c * kh * kw + k];
+    Value wPacked = dlc::f32Constant(b, loc, {c, kh, kw, f}, packed, "tap_major_filter");
+
+    Value x = widenRows(b, loc, conv.getInputs()[0], pixels - ow);
+    Value init = conv.getOutputs()[0];
+    bool scalarBias = false;
+    Value bias = biasOf(init, scalarBias);
+    linalg::GenericOp act = activationOf(conv.getResult(0));
+    // Any other start is read from the accumulator, which the rows then
+    // overwrite in place.
+    Value dest = bias ? b.create<tensor::EmptyOp>(loc, out.getShape(), f32).getResult() : init;
+
+    auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+    SmallVector<OpFoldResult> ubs = getAsIndexOpFoldResult(ctx, {n, f / tile.filters, oh});
+    auto forall = b.create<scf::ForallOp>(loc, ubs, ValueRange{dest}, std::nullopt);
+    b.setInsertionPointToStart(forall.getBody());
+    Value bn = forall.getInductionVar(0), by = forall.getInductionVar(1),
+          row = forall.getInductionVar(2);
+    Value f0 = b.create<arith::MulIOp>(loc, by, idx(tile.filters));
+    Value shared = forall.getRegionIterArgs()[0];
+    Value zero = idx(0);
+    Value pad = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+
+    auto tileType = tile.filterLanes ? VectorType::get({pixels, tile.filters}, f32)
+                                     : VectorType::get({tile.filters, pixels}, f32);
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    AffineMap outMap = tile.filterLanes ? AffineMap::get(4, 0, {d3, d1}, ctx)
+                                        : AffineMap::get(4, 0, {d1, d3}, ctx);
+    SmallVector<bool> inBounds2{true, true};
+    Value acc;
+    if (bias && scalarBias) {
+      acc = b.create<vector::BroadcastOp>(loc, tileType, bias);
+    } else if (bias) {
+      // The [F] bias broadcast along the tile's pixel dim.
+      AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
+      AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
+                                     : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
+      acc = b.create<vector::TransferReadOp>(loc, tileType, bias, ValueRange{f0}, m, pad,
+                                             /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
+    } else {
+      // The row's own pixels, the tile's extra ones zero.
+      auto rowTile = tile.filterLanes ? tileType : VectorType::get({tile.filters, ow}, f32);
+      acc = b.create<vector::TransferReadOp>(loc, rowTile, shared,
+                                             ValueRange{bn, f0, row, zero}, outMap, pad,
+                                             /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
+      if (rowTile != tileType)
+        acc = b.create<vector::InsertStridedSliceOp>(
+            loc, acc,
+            b.create<arith::ConstantOp>(loc, tileType, DenseElementsAttr::get(tileType, 0.0f)),
+            ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{1, 1});
+    }
+
+    // Sum over (channel, tap row): each tap column unrolled.
+    auto rowType = VectorType::get({pixels}, f32);
+    auto lanesType = VectorType::get({tile.filters}, f32);
+    auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), ValueRange{acc});
+    b.setInsertionPointToStart(channels.getBody());
+    Value ci = channels.getInductionVar();
+    auto tapRows = b.create<scf::ForOp>(loc, zero, idx(kh), idx(1),
+                                        ValueRange{channels.getRegionIterArgs()[0]});
+    b.setInsertionPointToStart(tapRows.getBody());
+    Value ky = tapRows.getInductionVar();
+    Value sum = tapRows.getRegionIterArgs()[0];
+    Value inRow = b.create<arith::AddIOp>(loc, row, ky);
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      Value tapRow = b.create<vector::TransferReadOp>(
+          loc, rowType, x, ValueRange{bn, ci, inRow, idx(kx)}, pad, ArrayRef<bool>{true});
+      Value weights = b.create<vector::TransferReadOp>(
+          loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
+      sum = tile.filterLanes ? b.create<vector::OuterProductOp>(loc, tileType, tapRow, weights, sum)
+                                   .getResult()
+                             : b.create<vector::OuterProductOp>(loc, tileType, weights, tapRow, sum)
+                                   .getResult();
+    }
+    b.create<scf::YieldOp>(loc, sum);
+    b.setInsertionPointAfter(tapRows);
+    b.create<scf::YieldOp>(loc, tapRows.getResult(0));
+    b.setInsertionPointAfter(channels);
+    Value result = channels.getResult(0);
+    if (act)
+      result = applyActivation(b, loc, act, result);
+
+    // The tile's row of the output, written in place.
+    SmallVector<OpFoldResult> offsets{bn, f0, row, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {1, tile.filters, 1, ow});
+    SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+    Value slice = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
+    if (pixels != ow)
+      result = b.create<vector::ExtractStridedSliceOp>(loc, result, ArrayRef<int64_t>{0, 0},
+                                                       ArrayRef<int64_t>{tile.filters, ow},
+                                                       ArrayRef<int64_t>{1, 1});
+    Value written = b.create<vector::TransferWriteOp>(loc, result, slice,
+                                                      ValueRange{zero, zero, zero, zero}, outMap,
+                                                      ArrayRef<bool>(inBounds2))
+                        .getResult();
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    b.create<tensor::ParallelInsertSliceOp>(loc, written, shared, offsets, sizes, strides);
+
+    dlc::recordKernel(conv, std::string("outer products per output row, no im2col; ") +
+                                std::to_string(tile.filters) +
+                                (tile.filterLanes ? "-filter lanes x " + std::to_string(ow) +
+                                                        "-pixel rows"
+                                                  : " filters x " + std::to_string(ow) +
+                                                        "-pixel lanes") +
+                                (act ? ", activation in registers" : ""));
+    if (act) {
+      act.getResult(0).replaceAllUsesWith(forall.getResult(0));
+      act.erase();
+    }
+    conv.getResult(0).replaceAllUsesWith(forall.getResult(0));
+    conv.erase();
+  }
+};
+} // namespace

@@ -1,0 +1,129 @@
+// RUN: %dlc-opt %s --dlc-conv-to-outer-products="vector-width=8 max-accumulators=12" --split-input-file | FileCheck %s
+
+// Two filters over one input channel, rows of 8 pixels: a [2, 8] tile per
+// output row (pixels in lanes), started from the broadcast bias, summed over
+// the channel and tap rows with the three tap columns unrolled, the ReLU
+// applied in registers, the row written in place. The filter is re-packed
+// tap-major ([C, KH, KW, F]) and the bias generic and the ReLU generic go.
+// CHECK-LABEL: func.func @pixel_lanes
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x6x10xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 2 filters x 8-pixel lanes, activation in registers"]
+// CHECK-DAG: %[[BIAS:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<tap_major_filter> : tensor<1x3x3x2xf32>
+// CHECK: %[[OUT:.*]] = scf.forall (%[[N:.*]], %[[FB:.*]], %[[ROW:.*]]) in (1, 1, 4) shared_outs(%[[SHARED:.*]] = %{{.*}}) -> (tensor<1x2x4x8xf32>)
+// CHECK: %[[F0:.*]] = arith.muli %[[FB]], %{{.*}} : index
+// CHECK: %[[START:.*]] = vector.transfer_read %[[BIAS]][%[[F0]]]{{.*}} : tensor<2xf32>, vector<2x8xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (vector<2x8xf32>)
+// CHECK: scf.for %[[KY:.*]] = {{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]]) -> (vector<2x8xf32>)
+// CHECK: %[[IN_ROW:.*]] = arith.addi %[[ROW]], %[[KY]] : index
+// CHECK: %[[T0:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[IN_ROW]], %{{.*}}]{{.*}} : tensor<1x1x6x10xf32>, vector<8xf32>
+// CHECK: %[[W0:.*]] = vector.transfer_read %[[W]][%[[C]], %[[KY]], %{{.*}}, %[[F0]]]{{.*}} : tensor<1x3x3x2xf32>, vector<2xf32>
+// CHECK: %[[P0:.*]] = vector.outerproduct %[[W0]], %[[T0]], %[[ACC2]] {kind = #vector.kind<add>} : vector<2xf32>, vector<8xf32>
+// CHECK: vector.outerproduct
+// CHECK: %[[P2:.*]] = vector.outerproduct
+// CHECK: scf.yield %[[P2]] : vector<2x8xf32>
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<2x8xf32>
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[SHARED]][%[[N]], %[[F0]], %[[ROW]], 0] [1, 2, 1, 8] [1, 1, 1, 1]
+// CHECK: %[[WRITTEN:.*]] = vector.transfer_write %[[RELU]], %[[SLICE]]
+// CHECK: tensor.parallel_insert_slice %[[WRITTEN]] into %[[SHARED]][%[[N]], %[[F0]], %[[ROW]], 0] [1, 2, 1, 8] [1, 1, 1, 1]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+func.func @pixel_lanes(%x: tensor<1x1x6x10xf32>) -> tensor<1x2x4x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x1x3x3xf32>
+  %bias = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x4x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bias : tensor<2xf32>) outs(%e : tensor<1x2x4x8xf32>) {
+  ^bb0(%b: f32, %o: f32):
+    linalg.yield %b : f32
+  } -> tensor<1x2x4x8xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x1x6x10xf32>, tensor<2x1x3x3xf32>) outs(%init : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x4x8xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv : tensor<1x2x4x8xf32>) outs(%e2 : tensor<1x2x4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x8xf32>
+  return %relu : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// Sixteen filters over rows of 6 pixels: the filters fill two vectors, so
+// they take the lanes, a [6, 16] tile (12 accumulators) per row, the tap's
+// input row broadcast element by element; written transposed. A zero fill
+// start is a broadcast constant; no activation follows.
+// CHECK-LABEL: func.func @filter_lanes
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 16-filter lanes x 6-pixel rows"]
+// CHECK: scf.forall ({{.*}}) in (1, 1, 6)
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<6x16xf32>
+// CHECK: vector.outerproduct %{{.*}}, %{{.*}}, %{{.*}} {kind = #vector.kind<add>} : vector<6xf32>, vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true, true], permutation_map = #{{.*}}} : vector<6x16xf32>, tensor<1x16x1x6xf32>
+func.func @filter_lanes(%x: tensor<1x2x8x8xf32>) -> tensor<1x16x6x6xf32> {
+  %w = arith.constant dense<0.25> : tensor<16x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x2x8x8xf32>, tensor<16x2x3x3xf32>) outs(%init : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  return %conv : tensor<1x16x6x6xf32>
+}
+
+// -----
+
+// Rows of 6 pixels in lanes take a whole vector of 8: the conv's zero pad
+// grows two columns on the right (one pad, not two), and the tile's last
+// two pixels are dropped before the write. Another start than a bias or a
+// fill is read from the accumulator (its row's 6 pixels, 2 zeros after).
+// CHECK-LABEL: func.func @widened_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x6x6xf32>, %[[ACC:.*]]: tensor<1x3x6x6xf32>)
+// CHECK: %[[WIDE:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 3]
+// CHECK: tensor<1x1x6x6xf32> to tensor<1x1x8x10xf32>
+// CHECK: scf.forall ({{.*}}) in (1, 1, 6) shared_outs(%[[SHARED:.*]] = %[[ACC]])
+// CHECK: %[[START:.*]] = vector.transfer_read %[[SHARED]]{{.*}} : tensor<1x3x6x6xf32>, vector<3x6xf32>
+// CHECK: vector.insert_strided_slice %[[START]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<3x6xf32> into vector<3x8xf32>
+// CHECK: vector.transfer_read %[[WIDE]]{{.*}} : tensor<1x1x8x10xf32>, vector<8xf32>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [0, 0], sizes = [3, 6], strides = [1, 1]} : vector<3x8xf32> to vector<3x6xf32>
+// CHECK-NOT: tensor.pad
+func.func @widened_rows(%x: tensor<1x1x6x6xf32>, %acc: tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32> {
+  %w = arith.constant dense<1.0> : tensor<3x1x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x6x6xf32> to tensor<1x1x8x8xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x1x8x8xf32>, tensor<3x1x3x3xf32>) outs(%acc : tensor<1x3x6x6xf32>) -> tensor<1x3x6x6xf32>
+  return %conv : tensor<1x3x6x6xf32>
+}
+
+// -----
+
+// Left to dlc-conv-to-im2col: a 1x1 conv (no columns to save), a stride-2
+// conv, a conv over max-multiply-adds (2^19), a filter that is not a constant.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT: dlc.conv_kernels
+// CHECK-COUNT-4: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: vector.outerproduct
+func.func @kept(%x: tensor<1x8x9x9xf32>, %big: tensor<1x64x34x34xf32>, %wv: tensor<4x8x3x3xf32>,
+                %a: tensor<1x4x9x9xf32>, %b: tensor<1x4x4x4xf32>, %c: tensor<1x64x32x32xf32>,
+                %d: tensor<1x4x7x7xf32>) -> (tensor<1x4x9x9xf32>, tensor<1x4x4x4xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>) {
+  %w1 = arith.constant dense<1.0> : tensor<4x8x1x1xf32>
+  %w3 = arith.constant dense<1.0> : tensor<4x8x3x3xf32>
+  %wb = arith.constant dense<1.0> : tensor<64x64x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x8x9x9xf32>, tensor<4x8x1x1xf32>) outs(%a : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w3 : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%b : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%big, %wb : tensor<1x64x34x34xf32>, tensor<64x64x3x3xf32>) outs(%c : tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32>
+  %3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %wv : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%d : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
+  return %0, %1, %2, %3 : tensor<1x4x9x9xf32>, tensor<1x4x4x4xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>
+}
