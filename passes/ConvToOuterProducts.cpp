@@ -94,7 +94,8 @@ linalg::GenericOp activationOf(Value v) {
     return nullptr;
   for (Operation &op : g.getBody()->without_terminator())
     if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
-        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat())
+        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
+        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
       return nullptr;
   return g;
 }
