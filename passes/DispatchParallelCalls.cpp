@@ -13,6 +13,27 @@ using namespace mlir;
 namespace {
 constexpr llvm::StringLiteral kBodyPrefix = "dlc_parallel_body_";
 
+/// The ONNX node a loop came from (the importer's NameLoc, kept through
+/// tiling and outlining), as a symbol suffix: "_conv_44". Profilers then
+/// name each parallel loop's samples after its layer. Empty when the
+/// location has no name (fused loops of several nodes keep the first).
+std::string nodeSuffix(Location loc) {
+  std::string name;
+  loc->walk([&](Location l) {
+    if (auto named = dyn_cast<NameLoc>(l)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (name.empty())
+    return name;
+  for (char &c : name)
+    if (!llvm::isAlnum(c) && c != '_')
+      c = '_';
+  return "_" + name.substr(0, 48);
+}
+
 struct DispatchParallelCallsPass
     : dlc::impl::DispatchParallelCallsBase<DispatchParallelCallsPass> {
   using DispatchParallelCallsBase::DispatchParallelCallsBase;
@@ -62,7 +83,8 @@ struct DispatchParallelCallsPass
       b.setInsertionPointToEnd(module.getBody());
       auto trampTy = LLVM::LLVMFunctionType::get(voidTy, {ptr, i64, i64});
       auto tramp = b.create<LLVM::LLVMFuncOp>(
-          loc, "dlc_parallel_tramp_" + std::to_string(index), trampTy, LLVM::Linkage::Internal);
+          loc, "dlc_parallel_tramp_" + std::to_string(index) + nodeSuffix(callee.getLoc()), trampTy,
+          LLVM::Linkage::Internal);
       Block *tb = tramp.addEntryBlock(b);
       b.setInsertionPointToStart(tb);
       SmallVector<Value> bodyArgs{tb->getArgument(1), tb->getArgument(2)};

@@ -642,7 +642,10 @@ def DispatchParallelCalls : Pass<"dlc-dispatch-parallel-calls", "mlir::ModuleOp"
     `dlc_parallel_for(pool, @dlc_parallel_tramp_N, &struct, hi)`, where the
     trampoline `(ctx, lo, hi)` reloads the args and calls the body. The pool
     is the entry's last argument. Bodies marked `dlc.disjoint_buffers` get
-    `noalias` pointer arguments.
+    `noalias` pointer arguments. A body whose location names an ONNX node
+    (the importer's NameLoc) gives its trampoline that name as a suffix,
+    `dlc_parallel_tramp_N_conv_44`: LLVM inlines the body there, so `perf`
+    reports each parallel loop under its layer's name.
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
