@@ -127,3 +127,34 @@ func.func @kept(%x: tensor<1x8x9x9xf32>, %big: tensor<1x64x34x34xf32>, %wv: tens
       ins(%x, %wv : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%d : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
   return %0, %1, %2, %3 : tensor<1x4x9x9xf32>, tensor<1x4x4x4xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>
 }
+
+// -----
+
+// An elementwise op after the conv that reads a non-scalar value (an index
+// from outside the body) is no activation for the register tile: the conv
+// still becomes outer products, the op stays a generic on its result.
+// CHECK-LABEL: func.func @not_an_activation
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 2 filters x 8-pixel lanes"]
+// CHECK: %[[OUT:.*]] = scf.forall
+// CHECK-NOT: arith.index_cast
+// CHECK: linalg.generic {{.*}} ins(%[[OUT]] : tensor<1x2x4x8xf32>)
+// CHECK: arith.index_cast
+func.func @not_an_activation(%x: tensor<1x1x6x10xf32>, %k: index) -> tensor<1x2x4x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x1x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x4x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x1x6x10xf32>, tensor<2x1x3x3xf32>) outs(%init : tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %e2 = tensor.empty() : tensor<1x2x4x8xf32>
+  %shifted = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv : tensor<1x2x4x8xf32>) outs(%e2 : tensor<1x2x4x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %i = arith.index_cast %k : index to i32
+    %s = arith.sitofp %i : i32 to f32
+    %r = arith.addf %v, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x4x8xf32>
+  return %shifted : tensor<1x2x4x8xf32>
+}
