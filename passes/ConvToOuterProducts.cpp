@@ -78,52 +78,6 @@ Value biasOf(Value init, bool &scalar) {
   return generic.getDpsInputOperand(0)->get();
 }
 
-/// The one user of `v` when it is an all-parallel elementwise generic of
-/// `v` alone (an activation), identity maps, whose body only combines its
-/// argument with values from outside (constants): it can run on the
-/// register tile before the store. Null otherwise.
-linalg::GenericOp activationOf(Value v) {
-  if (!v.hasOneUse())
-    return nullptr;
-  auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
-      g.getNumReductionLoops() != 0 || g.getDpsInputOperand(0)->get() != v ||
-      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
-      g.getDpsInitOperand(0)->get().getType() != v.getType() ||
-      !g.getRegionOutputArgs()[0].use_empty())
-    return nullptr;
-  for (Operation &op : g.getBody()->without_terminator())
-    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
-        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
-        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
-      return nullptr;
-  return g;
-}
-
-/// `act`'s body on the vector `x` (scalars from outside broadcast).
-Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
-  ArrayRef<int64_t> shape = cast<VectorType>(x.getType()).getShape();
-  IRMapping map;
-  map.map(act.getBody()->getArgument(0), x);
-  auto lookup = [&](Value s) -> Value {
-    if (Value m = map.lookupOrNull(s))
-      return m;
-    Value splat = b.create<vector::BroadcastOp>(loc, VectorType::get(shape, s.getType()), s);
-    map.map(s, splat);
-    return splat;
-  };
-  // Each op on vectors of its scalar result's type (a compare's i1 too).
-  for (Operation &op : act.getBody()->without_terminator()) {
-    SmallVector<Value> operands;
-    for (Value o : op.getOperands())
-      operands.push_back(lookup(o));
-    Operation *v = b.create(loc, op.getName().getIdentifier(), operands,
-                            {VectorType::get(shape, op.getResult(0).getType())}, op.getAttrs());
-    map.map(op.getResult(0), v->getResult(0));
-  }
-  return lookup(act.getBody()->getTerminator()->getOperand(0));
-}
-
 /// `x` [N, C, H, W] with `extra` more zero columns on the right: the
 /// rows a tile of whole vectors reads past the window's last tap stay in
 /// bounds (masked loads instead did not lower). A zero pad of `x`'s source
@@ -211,7 +165,7 @@ struct ConvToOuterProductsPass
     Value init = conv.getOutputs()[0];
     bool scalarBias = false;
     Value bias = biasOf(init, scalarBias);
-    linalg::GenericOp act = activationOf(conv.getResult(0));
+    linalg::GenericOp act = dlc::activationOf(conv.getResult(0));
     // Any other start is read from the accumulator, which the rows then
     // overwrite in place.
     Value dest = bias ? b.create<tensor::EmptyOp>(loc, out.getShape(), f32).getResult() : init;
@@ -285,7 +239,7 @@ struct ConvToOuterProductsPass
     b.setInsertionPointAfter(channels);
     Value result = channels.getResult(0);
     if (act)
-      result = applyActivation(b, loc, act, result);
+      result = dlc::applyActivation(b, loc, act, result);
 
     // The tile's row of the output, written in place.
     SmallVector<OpFoldResult> offsets{bn, f0, row, b.getIndexAttr(0)};

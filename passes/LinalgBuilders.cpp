@@ -3,7 +3,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -449,6 +451,47 @@ Value forEachBatchChunk(OpBuilder &b, Location loc, Value init, int64_t chunk,
                    .getResult());
       });
   return loop.getResult(0);
+}
+
+linalg::GenericOp activationOf(Value v) {
+  if (!v.hasOneUse())
+    return nullptr;
+  auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
+      g.getNumReductionLoops() != 0 || g.getDpsInputOperand(0)->get() != v ||
+      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
+      g.getDpsInitOperand(0)->get().getType() != v.getType() ||
+      !g.getRegionOutputArgs()[0].use_empty())
+    return nullptr;
+  for (Operation &op : g.getBody()->without_terminator())
+    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
+        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
+        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
+      return nullptr;
+  return g;
+}
+
+Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
+  ArrayRef<int64_t> shape = cast<VectorType>(x.getType()).getShape();
+  IRMapping map;
+  map.map(act.getBody()->getArgument(0), x);
+  auto lookup = [&](Value s) -> Value {
+    if (Value m = map.lookupOrNull(s))
+      return m;
+    Value splat = b.create<vector::BroadcastOp>(loc, VectorType::get(shape, s.getType()), s);
+    map.map(s, splat);
+    return splat;
+  };
+  // Each op on vectors of its scalar result's type (a compare's i1 too).
+  for (Operation &op : act.getBody()->without_terminator()) {
+    SmallVector<Value> operands;
+    for (Value o : op.getOperands())
+      operands.push_back(lookup(o));
+    Operation *v = b.create(loc, op.getName().getIdentifier(), operands,
+                            {VectorType::get(shape, op.getResult(0).getType())}, op.getAttrs());
+    map.map(op.getResult(0), v->getResult(0));
+  }
+  return lookup(act.getBody()->getTerminator()->getOperand(0));
 }
 
 } // namespace dlc

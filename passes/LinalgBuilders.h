@@ -186,6 +186,15 @@ Value forEachBatchChunk(OpBuilder &b, Location loc, Value init, int64_t chunk,
 void populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                       TypeConverter &converter,
                                       int64_t maxWorkspaceBytes = 0);
+
+/// The one user of `v` when it is an all-parallel elementwise generic of
+/// `v` alone (an activation), identity maps, whose body only combines its
+/// argument with values from outside (constants): it can run on a register
+/// tile before the store. Null otherwise.
+linalg::GenericOp activationOf(Value v);
+/// `act`'s body on the vector `x` (scalars from outside broadcast).
+Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x);
+
 } // namespace dlc
 
 #endif

@@ -151,10 +151,13 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
            "tiles padded to a multiple of this (register-tile lanes)">,
     Option<"cacheWorkspaceBytes", "cache-workspace-bytes", "int64_t", /*default=*/"0",
            "batch chunks whose transformed input stays under this (0: whole batch)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of a vector register: tiles per vector in the output transform's column stage">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-                           "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect"];
+                           "mlir::scf::SCFDialect", "mlir::bufferization::BufferizationDialect",
+                           "mlir::vector::VectorDialect"];
 }
 
 def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {

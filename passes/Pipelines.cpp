@@ -127,6 +127,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // (1 thread) to 12% (2 threads) faster than 8 MB ones here; 1 and 2 MB
     // measured alike, 4 MB between.
     winograd.cacheWorkspaceBytes = 2 << 20;
+    winograd.vectorWidth = opts.vectorWidth;
     pm.addNestedPass<func::FuncOp>(createConvToWinograd(winograd));
   }
   pm.addNestedPass<func::FuncOp>(createConvToIm2Col(im2col));

@@ -8,13 +8,16 @@
 // (tiles padded to the 16 lanes of the 6-row panels); 16 GEMMs as one
 // generic (ab, n, panel, row, tile, c) over the filter transformed and
 // packed at compile time [16, 1, C, 6]; the output
-// transform as a row stage and a column stage that adds into the conv's
-// accumulator viewed as [N, F, TY, 2, TX, 2]. (GEMM work per channel pair:
-// 16 x 16 against im2col's 9 x 48.)
+// transform as a row stage (a generic) and a column stage, an scf.forall
+// over output rows (n, f, y) whose vector code reads a row of tiles of
+// each of S's 4 columns, sums them (At's +-1 terms as adds and
+// subtracts), interleaves the 2 results (tile-major: each tile's 2
+// outputs side by side) and adds them into the row of the conv's
+// accumulator. (GEMM work per channel pair: 16 x 16 against im2col's
+// 9 x 48.)
 // CHECK-DAG: #[[$UMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d5, d3)>
 // CHECK-DAG: #[[$VMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>
 // CHECK-DAG: #[[$MMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
-// CHECK-DAG: #[[$YMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5, d4)>
 // CHECK-LABEL: func.func @winograd_f2
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>)
 // CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 6-row panels (3 -> 6 rows), 16-lane tiles (12 -> 16 tiles)"]
@@ -36,13 +39,21 @@
 // CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x6x16xf32>
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x1x3x16xf32>)
 // CHECK: tensor.extract %[[M]]
-// CHECK: %[[ACC:.*]] = tensor.expand_shape %[[INIT]] {{.*}} into tensor<1x3x3x2x4x2xf32>
-// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$YMAP]]], {{.*}} outs(%[[ACC]] : tensor<1x3x3x2x4x2xf32>)
-// CHECK: ^bb0(%[[OUT:.*]]: f32):
-// CHECK: tensor.extract %[[S]]
-// CHECK: math.fma %{{.*}}, %{{.*}}, %[[OUT]]
-// CHECK: %[[RES:.*]] = tensor.collapse_shape %[[Y]] {{.*}} into tensor<1x3x6x8xf32>
-// CHECK: return %[[RES]]
+// CHECK: %[[Y:.*]] = scf.forall (%[[N:.*]], %[[F:.*]], %[[ROW:.*]]) in (1, 3, 6) shared_outs(%[[ACC:.*]] = %[[INIT]]) -> (tensor<1x3x6x8xf32>)
+// CHECK: %[[TY:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK: %[[I:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK: %[[P:.*]] = arith.muli %[[TY]], %{{.*}} : index
+// CHECK: %[[OUTROW:.*]] = tensor.extract_slice %[[ACC]][%[[N]], %[[F]], %[[ROW]], 0] [1, 1, 1, 8]
+// CHECK: %[[S0:.*]] = vector.transfer_read %[[S]][%[[I]], %{{.*}}, %[[N]], %[[F]], %[[P]]]{{.*}} : tensor<2x4x1x3x16xf32>, vector<4xf32>
+// CHECK-COUNT-3: vector.transfer_read %[[S]]
+// CHECK: %[[Y0:.*]] = arith.addf
+// CHECK: %[[Y1:.*]] = arith.subf
+// CHECK: %[[BOTH:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
+// CHECK: %[[OLD:.*]] = vector.transfer_read %[[OUTROW]]{{.*}} vector<8xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[OLD]], %[[BOTH]] : vector<8xf32>
+// CHECK: %[[NEW:.*]] = vector.transfer_write %[[SUM]], %[[OUTROW]]
+// CHECK: tensor.parallel_insert_slice %[[NEW]] into %[[ACC]][%[[N]], %[[F]], %[[ROW]], 0] [1, 1, 1, 8]
+// CHECK: return %[[Y]]
 // The default keeps im2col for maps under 49 pixels.
 // DEFAULT-LABEL: func.func @winograd_f2
 // DEFAULT: linalg.conv_2d_nchw_fchw
@@ -57,17 +68,59 @@ func.func @winograd_f2(%x: tensor<1x2x8x10xf32>) -> tensor<1x3x6x8xf32> {
 
 // -----
 
+// F(4x4, 3x3) on 8x24 output (2x6 tiles) with 4-lane vectors: each output
+// row in a block of 4 tiles and a block of 2, the 4 column sums of a block
+// interleaved in two steps (y0 with y2, y1 with y3, then those two) into
+// 16 and 8 contiguous outputs. The Relu that read the conv's result runs
+// on those vectors before the store and is gone.
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd="max-tile=4 min-pixels=1 min-channels=1 vector-width=4" | FileCheck %s --check-prefix=F4
+// CHECK-LABEL: func.func @winograd_f4_relu
+// F4-LABEL: func.func @winograd_f4_relu
+// F4-SAME: dlc.conv_kernels = ["?: Winograd F(4x4,3x3), 36 GEMMs over 12 tiles; {{.*}}, activation in registers"]
+// F4: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 3, 8)
+// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<4xf32>
+// F4: %[[A:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
+// F4: %[[B:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
+// F4: %[[AB:.*]] = vector.interleave %[[A]], %[[B]] : vector<8xf32> -> vector<16xf32>
+// F4: %[[SUM:.*]] = arith.addf %{{.*}}, %[[AB]] : vector<16xf32>
+// F4: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<16xf32>
+// F4: %[[ROW:.*]] = vector.transfer_write %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : vector<16xf32>, tensor<1x1x1x24xf32>
+// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<2xf32>
+// F4: vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
+// F4: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
+// F4: vector.transfer_write %{{.*}}, %[[ROW]][%{{.*}}, %{{.*}}, %{{.*}}, %c16] {{.*}} : vector<8xf32>, tensor<1x1x1x24xf32>
+// F4-NOT: linalg.generic
+// F4: return
+func.func @winograd_f4_relu(%x: tensor<1x2x10x26xf32>) -> tensor<1x3x8x24xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x3x8x24xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x3x8x24xf32>) -> tensor<1x3x8x24xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x26xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x8x24xf32>) -> tensor<1x3x8x24xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x3x8x24xf32>) outs(%empty : tensor<1x3x8x24xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x8x24xf32>
+  return %1 : tensor<1x3x8x24xf32>
+}
+
+// -----
+
 // A 5x5 output takes 3x3 tiles of 2 that overhang it: the rows and columns
 // past the input read as zeros (a select in the phase split, 8 rows), the
 // output transform adds into a 6x6 accumulator whose 5x5 corner starts as
-// the conv's accumulator (its producer cloned there) and is the result.
+// the conv's accumulator (its producer cloned there) and is the result,
+// in rows of 3 tiles (6 outputs).
 // CHECK-LABEL: func.func @winograd_overhang
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x4xf32>)
 // CHECK: arith.select
 // CHECK: %[[ABUF:.*]] = bufferization.alloc_tensor() : tensor<1x3x6x6xf32>
 // CHECK: %[[ACORNER:.*]] = tensor.extract_slice %[[ABUF]][0, 0, 0, 0] [1, 3, 5, 5] [1, 1, 1, 1]
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACORNER]] : tensor<1x3x5x5xf32>)
-// CHECK: %[[Y:.*]] = tensor.collapse_shape %{{.*}} into tensor<1x3x6x6xf32>
+// CHECK: %[[ACC:.*]] = tensor.insert_slice %{{.*}} into %[[ABUF]][0, 0, 0, 0] [1, 3, 5, 5]
+// CHECK: %[[Y:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[ACC]]) -> (tensor<1x3x6x6xf32>)
+// CHECK: vector.interleave %{{.*}}, %{{.*}} : vector<3xf32> -> vector<6xf32>
 // CHECK: %[[RES:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [1, 3, 5, 5] [1, 1, 1, 1]
 // CHECK: return %[[RES]]
 func.func @winograd_overhang(%x: tensor<1x2x7x7xf32>) -> tensor<1x3x5x5xf32> {
