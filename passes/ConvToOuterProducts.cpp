@@ -56,28 +56,6 @@ RowTile rowTileFor(int64_t f, int64_t ow, int64_t width, int64_t accumulators) {
   return {};
 }
 
-/// The bias a conv's accumulator starts from: a 1-D [F] tensor broadcast
-/// over the output (LowerToLinalg's bias), or a scalar fill; null if
-/// neither.
-Value biasOf(Value init, bool &scalar) {
-  scalar = false;
-  if (Value v = dlc::fillValue(init)) {
-    scalar = true;
-    return v;
-  }
-  auto generic = init.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      !isa_and_nonnull<tensor::EmptyOp>(generic.getDpsInitOperand(0)->get().getDefiningOp()))
-    return nullptr;
-  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-  AffineMap in = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
-  if (yield.getNumOperands() != 1 || yield.getOperand(0) != generic.getBody()->getArgument(0) ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
-      in.getNumResults() != 1 || in.getResult(0) != getAffineDimExpr(1, init.getContext()))
-    return nullptr;
-  return generic.getDpsInputOperand(0)->get();
-}
-
 /// `x` [N, C, H, W] with `extra` more zero columns on the right: the
 /// rows a tile of whole vectors reads past the window's last tap stay in
 /// bounds (masked loads instead did not lower). A zero pad of `x`'s source
@@ -164,7 +142,7 @@ struct ConvToOuterProductsPass
     Value x = widenRows(b, loc, conv.getInputs()[0], pixels - ow);
     Value init = conv.getOutputs()[0];
     bool scalarBias = false;
-    Value bias = biasOf(init, scalarBias);
+    Value bias = dlc::biasOf(init, scalarBias);
     linalg::GenericOp act = dlc::activationOf(conv.getResult(0));
     // Any other start is read from the accumulator, which the rows then
     // overwrite in place.

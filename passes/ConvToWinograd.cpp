@@ -32,6 +32,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -242,18 +243,72 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
       });
 }
 
+/// What the conv's accumulator starts from where it is known: a scalar
+/// fill or a per-filter [F] bias (dlc::biasOf); null: read it.
+struct Start {
+  Value value;
+  bool scalar = false;
+};
+
+/// The elementwise generic that reads the conv's result `v` (its one user)
+/// where it can run on the output transform's vectors: all parallel, one
+/// result of v's type through the identity map, v among its inputs once
+/// through the identity map, its other inputs indexed by (n, f) alone (a
+/// BatchNorm's per-channel scale and shift, a constant: one value per
+/// output row) or, with `wholeInputs`, tensors of v's shape through the
+/// identity map (a residual: read a row at a time), its body scalar
+/// elementwise ops. Null otherwise.
+linalg::GenericOp epilogueOf(Value v, bool wholeInputs) {
+  if (!v.hasOneUse())
+    return nullptr;
+  auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
+  if (!g || g.getNumResults() != 1 || g.getNumDpsInits() != 1 || g.getNumReductionLoops() != 0 ||
+      g.getResult(0).getType() != v.getType() ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
+      !g.getRegionOutputArgs()[0].use_empty())
+    return nullptr;
+  int reads = 0;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (in->get() == v) {
+      if (!map.isIdentity())
+        return nullptr;
+      ++reads;
+      continue;
+    }
+    if (map.isIdentity() && wholeInputs && in->get().getType() == v.getType())
+      continue;
+    bool perRow = llvm::all_of(map.getResults(), [&](AffineExpr e) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      return d && (d.getPosition() == 1 || (wholeInputs && d.getPosition() == 0));
+    });
+    if (!perRow || !isa<RankedTensorType>(in->get().getType()))
+      return nullptr;
+  }
+  if (reads != 1)
+    return nullptr;
+  for (Operation &op : g.getBody()->without_terminator())
+    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
+        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
+        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
+      return nullptr;
+  return g;
+}
+
 /// The column stage of the output transform: out[n, f, m*ty + i, m*tx + j]
-/// = init[...] + sum_b At[j][b] S[i, b, n, f, ty*TX + tx], one scf.forall
-/// iteration per output row (n, f, m*ty + i). Per block of up to
-/// `width` tiles along the row: alpha vector reads of S (a tile a lane),
-/// the m sums with At's constants unrolled (+-1 terms as adds), the m
-/// results interleaved into the block's m*width contiguous outputs. As a
+/// = start + sum_b At[j][b] S[i, b, n, f, ty*TX + tx], start `init`'s
+/// element unless `start` knows it, then `epilogue` (the elementwise op
+/// reading `conv`, the conv's result) if any; one scf.forall iteration per
+/// output row (n, f, m*ty + i). Per block of up to `width` tiles along the
+/// row: alpha vector reads of S (a tile a lane), the m sums with At's
+/// constants unrolled (+-1 terms as adds), the m results interleaved into
+/// the block's m*width contiguous outputs. As a
 /// generic vectorized along the tiles (contiguous S reads) each output
 /// lane went to memory m floats from the next: a scalar extract and store
 /// per element, the costliest of the transform's loops (0.17 ms of ResNet's
 /// 64-channel 56x56 conv, whose GEMMs take 0.7).
 Value outputColumns(OpBuilder &b, Location loc, const Winograd &w, Value s, Value init,
-                    int64_t width, linalg::GenericOp act) {
+                    const Start &start, int64_t width, linalg::GenericOp epilogue, Value conv) {
   auto t = cast<RankedTensorType>(init.getType());
   int64_t m = w.m, alpha = w.alpha(), n = t.getDimSize(0), f = t.getDimSize(1);
   int64_t oh = t.getDimSize(2), ow = t.getDimSize(3), tx = ow / m;
@@ -315,12 +370,42 @@ Value outputColumns(OpBuilder &b, Location loc, const Winograd &w, Value s, Valu
     auto outType = VectorType::get({m * lanes}, f32);
     AffineMap last = AffineMap::get(4, 0, {getAffineDimExpr(3, ctx)}, ctx);
     SmallVector<bool> inBounds{true};
-    Value acc = b.create<vector::TransferReadOp>(loc, outType, out,
-                                                 ValueRange{zero, zero, zero, idx(m * t0)},
-                                                 last, pad, Value(), b.getBoolArrayAttr(inBounds));
-    Value sum = b.create<arith::AddFOp>(loc, acc, inter);
-    if (act)
-      sum = dlc::applyActivation(b, loc, act, sum);
+    Value sum = inter;
+    if (!start.value)
+      sum = b.create<arith::AddFOp>(
+          loc,
+          b.create<vector::TransferReadOp>(loc, outType, out,
+                                           ValueRange{zero, zero, zero, idx(m * t0)}, last, pad,
+                                           Value(), b.getBoolArrayAttr(inBounds)),
+          sum);
+    else if (!start.scalar || !matchPattern(start.value, m_AnyZeroFloat()))
+      sum = b.create<arith::AddFOp>(
+          loc,
+          b.create<vector::BroadcastOp>(
+              loc, outType,
+              start.scalar ? start.value : b.create<tensor::ExtractOp>(loc, start.value, bf)),
+          sum);
+    if (epilogue) {
+      // Its inputs at this row: the sums, a residual's row, a channel's
+      // values.
+      SmallVector<Value> ins;
+      for (OpOperand *in : epilogue.getDpsInputOperands()) {
+        AffineMap map = epilogue.getMatchingIndexingMap(in);
+        if (in->get() == conv) {
+          ins.push_back(sum);
+        } else if (map.isIdentity()) {
+          ins.push_back(b.create<vector::TransferReadOp>(
+              loc, outType, in->get(), ValueRange{bn, bf, row, idx(m * t0)}, pad,
+              ArrayRef<bool>{true}));
+        } else {
+          SmallVector<Value> at;
+          for (AffineExpr e : map.getResults())
+            at.push_back(cast<AffineDimExpr>(e).getPosition() == 0 ? bn : bf);
+          ins.push_back(b.create<tensor::ExtractOp>(loc, in->get(), at));
+        }
+      }
+      sum = dlc::applyElementwise(b, loc, epilogue, ins);
+    }
     out = b.create<vector::TransferWriteOp>(loc, sum, out,
                                             ValueRange{zero, zero, zero, idx(m * t0)}, last,
                                             ArrayRef<bool>(inBounds))
@@ -336,7 +421,8 @@ Value outputColumns(OpBuilder &b, Location loc, const Winograd &w, Value s, Valu
 /// At[i][a] M[a*alpha + b, n, f, p] over whole rows of tiles (a generic);
 /// then outputColumns.
 Value outputTransform(OpBuilder &b, Location loc, const Winograd &w, Value mats, Value init,
-                      int64_t width, linalg::GenericOp act) {
+                      const Start &start, int64_t width, linalg::GenericOp epilogue,
+                      Value conv) {
   Terms terms = rowTerms(w.at);
   auto t = cast<RankedTensorType>(init.getType());
   auto mt = cast<RankedTensorType>(mats.getType());
@@ -350,7 +436,7 @@ Value outputTransform(OpBuilder &b, Location loc, const Winograd &w, Value mats,
         return ix.b.create<tensor::ExtractOp>(ix.loc, mats,
                                               ValueRange{ab, ix.dim(2), ix.dim(3), ix.dim(4)});
       });
-  return outputColumns(b, loc, w, rows, init, width, act);
+  return outputColumns(b, loc, w, rows, init, start, width, epilogue, conv);
 }
 
 /// U[a*alpha + b][f][c] = (G g[f][c] Gt)[a][b], packed in row panels
@@ -438,7 +524,7 @@ struct Plan {
 /// OW]. Tiles overhanging the output write into a larger accumulator whose
 /// corner is the result (as dlc-conv-to-im2col's padded pixels).
 Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value filter,
-                   Value init, int64_t vectorWidth, linalg::GenericOp act) {
+                   Value init, int64_t vectorWidth, linalg::GenericOp epilogue, Value conv) {
   const Winograd &w = *plan.w;
   auto xt = cast<RankedTensorType>(x.getType()), it = cast<RankedTensorType>(init.getType());
   int64_t n = xt.getDimSize(0), c = xt.getDimSize(1), alpha = w.alpha(), m = w.m;
@@ -462,13 +548,21 @@ Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value 
       loc, b.create<tensor::CollapseShapeOp>(loc, corner.getType(), v6, groups), vBuf, offsets,
       sizes, strides);
   Value mats = tileGemms(b, loc, filter, v, plan.layout);
+  // A fill or bias broadcast to start from is added in registers (not
+  // written first and read back); the output transform writes every
+  // element of its accumulator.
+  Start start;
+  start.value = dlc::biasOf(init, start.scalar);
   SmallVector<int64_t> outShape(it.getShape());
-  if (ty * m == outShape[2] && tx * m == outShape[3])
-    return outputTransform(b, loc, w, mats, init, vectorWidth, act);
+  if (ty * m == outShape[2] && tx * m == outShape[3]) {
+    Value dest = start.value ? b.create<tensor::EmptyOp>(loc, outShape, elem).getResult() : init;
+    return outputTransform(b, loc, w, mats, dest, start, vectorWidth, epilogue, conv);
+  }
   SmallVector<int64_t> whole{outShape[0], outShape[1], ty * m, tx * m};
-  Value acc = dlc::writeIntoCorner(b, loc, init, dlc::paddedBuffer(b, loc, whole, elem),
-                                   {{0}, {1}, {2}, {3}}, outShape);
-  Value out = outputTransform(b, loc, w, mats, acc, vectorWidth, act);
+  Value acc = dlc::paddedBuffer(b, loc, whole, elem);
+  if (!start.value)
+    acc = dlc::writeIntoCorner(b, loc, init, acc, {{0}, {1}, {2}, {3}}, outShape);
+  Value out = outputTransform(b, loc, w, mats, acc, start, vectorWidth, epilogue, conv);
   SmallVector<OpFoldResult> at(4, zero), step(4, one);
   return b.create<tensor::ExtractSliceOp>(loc, it, out, at,
                                           getAsIndexOpFoldResult(b.getContext(), outShape), step);
@@ -531,35 +625,45 @@ struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       return failure();
     const Winograd &w = *plan.w;
     int64_t m = w.m, tiles = plan.tiles(), alpha = w.alpha(), pp = plan.pp;
-    // A following activation runs on the output transform's vectors before
-    // they are stored (a separate loop read and wrote the output again).
-    linalg::GenericOp act = dlc::activationOf(conv.getResult(0));
-    dlc::recordKernel(conv, "Winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
-                                ",3x3), " + std::to_string(alpha * alpha) + " GEMMs over " +
-                                std::to_string(tiles) + " tiles; transformed " +
-                                dlc::packedKernelName(plan.layout, f, tiles, pp, "tiles") +
-                                (act ? ", activation in registers" : ""));
-    Location loc = conv.getLoc();
-    Value x = conv.getInputs()[0], init = conv.getOutputs()[0];
-    Value filter = transformedFilter(r, loc, w, *g, f, c, plan.layout.panelWidth());
     // Batches in image chunks whose V stays under the cache bound.
     int64_t perImage = alpha * alpha * c * pp * 4;
     int64_t chunk = n;
     if (opts.cacheWorkspaceBytes > 0 && n * perImage > opts.cacheWorkspaceBytes)
       chunk = dlc::chunkThatFits(n, perImage, opts.cacheWorkspaceBytes);
+    // The elementwise ops that read the result (BatchNorm, activation, a
+    // residual add) run on the output transform's vectors before they are
+    // stored: as their own loop they read and wrote the whole output again.
+    // Residual rows only where the output rows are the accumulator's (no
+    // overhang) and the whole batch's.
+    bool wholeInputs = chunk == n && plan.ty * m == oh && plan.tx * m == ow;
+    Value convResult = conv.getResult(0);
+    linalg::GenericOp epilogue = epilogueOf(convResult, wholeInputs);
+    dlc::recordKernel(conv, "Winograd F(" + std::to_string(m) + "x" + std::to_string(m) +
+                                ",3x3), " + std::to_string(alpha * alpha) + " GEMMs over " +
+                                std::to_string(tiles) + " tiles; transformed " +
+                                dlc::packedKernelName(plan.layout, f, tiles, pp, "tiles") +
+                                (epilogue ? ", epilogue in registers" : ""));
+    Location loc = conv.getLoc();
+    Value x = conv.getInputs()[0], init = conv.getOutputs()[0];
+    // At the epilogue, whose other inputs (a residual) may come after the
+    // conv; the conv's own operands come before both.
+    if (epilogue)
+      r.setInsertionPoint(epilogue);
+    Value filter = transformedFilter(r, loc, w, *g, f, c, plan.layout.panelWidth());
     Value result;
     if (chunk == n) {
-      result = winogradConv(r, loc, plan, x, filter, init, opts.vectorWidth, act);
+      result =
+          winogradConv(r, loc, plan, x, filter, init, opts.vectorWidth, epilogue, convResult);
     } else {
       result = dlc::forEachBatchChunk(
           r, loc, init, chunk, [&](OpBuilder &b, Location bl, Value at, Value acc) {
             return winogradConv(b, bl, plan, dlc::sliceAlong(b, bl, x, 0, at, chunk), filter,
                                 dlc::sliceAlong(b, bl, acc, 0, at, chunk), opts.vectorWidth,
-                                act);
+                                epilogue, convResult);
           });
     }
-    if (act)
-      r.replaceOp(act, result);
+    if (epilogue)
+      r.replaceOp(epilogue, result);
     r.replaceOp(conv, result);
     return success();
   }

@@ -471,19 +471,30 @@ linalg::GenericOp activationOf(Value v) {
   return g;
 }
 
-Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
-  ArrayRef<int64_t> shape = cast<VectorType>(x.getType()).getShape();
+Value applyElementwise(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<Value> inputs) {
+  ArrayRef<int64_t> shape;
+  for (Value in : inputs)
+    if (auto t = dyn_cast<VectorType>(in.getType())) {
+      shape = t.getShape();
+      break;
+    }
   IRMapping map;
-  map.map(act.getBody()->getArgument(0), x);
+  auto splat = [&](Value s) -> Value {
+    if (isa<VectorType>(s.getType()))
+      return s;
+    return b.create<vector::BroadcastOp>(loc, VectorType::get(shape, s.getType()), s);
+  };
+  for (auto [arg, in] : llvm::zip(g.getBody()->getArguments(), inputs))
+    map.map(arg, splat(in));
   auto lookup = [&](Value s) -> Value {
     if (Value m = map.lookupOrNull(s))
       return m;
-    Value splat = b.create<vector::BroadcastOp>(loc, VectorType::get(shape, s.getType()), s);
-    map.map(s, splat);
-    return splat;
+    Value v = splat(s);
+    map.map(s, v);
+    return v;
   };
   // Each op on vectors of its scalar result's type (a compare's i1 too).
-  for (Operation &op : act.getBody()->without_terminator()) {
+  for (Operation &op : g.getBody()->without_terminator()) {
     SmallVector<Value> operands;
     for (Value o : op.getOperands())
       operands.push_back(lookup(o));
@@ -491,7 +502,30 @@ Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x
                             {VectorType::get(shape, op.getResult(0).getType())}, op.getAttrs());
     map.map(op.getResult(0), v->getResult(0));
   }
-  return lookup(act.getBody()->getTerminator()->getOperand(0));
+  return lookup(g.getBody()->getTerminator()->getOperand(0));
+}
+
+Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
+  return applyElementwise(b, loc, act, {x});
+}
+
+Value biasOf(Value init, bool &scalar) {
+  scalar = false;
+  if (Value v = dlc::fillValue(init)) {
+    scalar = true;
+    return v;
+  }
+  auto generic = init.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      !isa_and_nonnull<tensor::EmptyOp>(generic.getDpsInitOperand(0)->get().getDefiningOp()))
+    return nullptr;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  AffineMap in = generic.getMatchingIndexingMap(generic.getDpsInputOperand(0));
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != generic.getBody()->getArgument(0) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      in.getNumResults() != 1 || in.getResult(0) != getAffineDimExpr(1, init.getContext()))
+    return nullptr;
+  return generic.getDpsInputOperand(0)->get();
 }
 
 } // namespace dlc

@@ -187,6 +187,11 @@ void populateGradientLoweringPatterns(RewritePatternSet &patterns,
                                       TypeConverter &converter,
                                       int64_t maxWorkspaceBytes = 0);
 
+/// The bias a conv's accumulator starts from: a 1-D [F] tensor broadcast
+/// over the output (LowerToLinalg's bias; `scalar` false), or a scalar fill
+/// (`scalar` true); null if neither.
+Value biasOf(Value init, bool &scalar);
+
 /// The one user of `v` when it is an all-parallel elementwise generic of
 /// `v` alone (an activation), identity maps, whose body only combines its
 /// argument with values from outside (constants): it can run on a register
@@ -194,6 +199,10 @@ void populateGradientLoweringPatterns(RewritePatternSet &patterns,
 linalg::GenericOp activationOf(Value v);
 /// `act`'s body on the vector `x` (scalars from outside broadcast).
 Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x);
+/// The body of the elementwise generic `g` on vectors: `inputs` are its
+/// input block arguments' values in order, at least one a vector (the
+/// shape), scalars among them and values from outside broadcast to it.
+Value applyElementwise(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<Value> inputs);
 
 } // namespace dlc
 

@@ -13,16 +13,15 @@
 // each of S's 4 columns, sums them (At's +-1 terms as adds and
 // subtracts), interleaves the 2 results (tile-major: each tile's 2
 // outputs side by side) and adds them into the row of the conv's
-// accumulator. (GEMM work per channel pair: 16 x 16 against im2col's
-// 9 x 48.)
+// accumulator (here an argument, so read back). (GEMM work per channel
+// pair: 16 x 16 against im2col's 9 x 48.)
 // CHECK-DAG: #[[$UMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d5, d3)>
 // CHECK-DAG: #[[$VMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>
 // CHECK-DAG: #[[$MMAP:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @winograd_f2
-// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>, %[[INIT:.*]]: tensor<1x3x6x8xf32>)
 // CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 6-row panels (3 -> 6 rows), 16-lane tiles (12 -> 16 tiles)"]
 // CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x6xf32>
-// CHECK: %[[INIT:.*]] = linalg.fill
 // CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x5xf32>)
 // CHECK: tensor.extract %[[X]]
 // CHECK: %[[XD:.*]] = tensor.collapse_shape %[[SPLIT]] {{.*}} into tensor<1x2x8x10xf32>
@@ -57,11 +56,8 @@
 // The default keeps im2col for maps under 49 pixels.
 // DEFAULT-LABEL: func.func @winograd_f2
 // DEFAULT: linalg.conv_2d_nchw_fchw
-func.func @winograd_f2(%x: tensor<1x2x8x10xf32>) -> tensor<1x3x6x8xf32> {
+func.func @winograd_f2(%x: tensor<1x2x8x10xf32>, %init: tensor<1x3x6x8xf32>) -> tensor<1x3x6x8xf32> {
   %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<1x3x6x8xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x3x6x8xf32>) -> tensor<1x3x6x8xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x8x10xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x6x8xf32>) -> tensor<1x3x6x8xf32>
   return %0 : tensor<1x3x6x8xf32>
 }
@@ -71,19 +67,19 @@ func.func @winograd_f2(%x: tensor<1x2x8x10xf32>) -> tensor<1x3x6x8xf32> {
 // F(4x4, 3x3) on 8x24 output (2x6 tiles) with 4-lane vectors: each output
 // row in a block of 4 tiles and a block of 2, the 4 column sums of a block
 // interleaved in two steps (y0 with y2, y1 with y3, then those two) into
-// 16 and 8 contiguous outputs. The Relu that read the conv's result runs
-// on those vectors before the store and is gone.
+// 16 and 8 contiguous outputs. The accumulator starts at zero (nothing
+// added); the Relu that read the conv's result runs on those vectors
+// before the store and is gone.
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd="max-tile=4 min-pixels=1 min-channels=1 vector-width=4" | FileCheck %s --check-prefix=F4
 // CHECK-LABEL: func.func @winograd_f4_relu
 // F4-LABEL: func.func @winograd_f4_relu
-// F4-SAME: dlc.conv_kernels = ["?: Winograd F(4x4,3x3), 36 GEMMs over 12 tiles; {{.*}}, activation in registers"]
+// F4-SAME: dlc.conv_kernels = ["?: Winograd F(4x4,3x3), 36 GEMMs over 12 tiles; {{.*}}, epilogue in registers"]
 // F4: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 3, 8)
 // F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<4xf32>
 // F4: %[[A:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
 // F4: %[[B:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
 // F4: %[[AB:.*]] = vector.interleave %[[A]], %[[B]] : vector<8xf32> -> vector<16xf32>
-// F4: %[[SUM:.*]] = arith.addf %{{.*}}, %[[AB]] : vector<16xf32>
-// F4: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<16xf32>
+// F4: %[[RELU:.*]] = arith.maximumf %[[AB]], %{{.*}} : vector<16xf32>
 // F4: %[[ROW:.*]] = vector.transfer_write %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : vector<16xf32>, tensor<1x1x1x24xf32>
 // F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<2xf32>
 // F4: vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
@@ -107,21 +103,68 @@ func.func @winograd_f4_relu(%x: tensor<1x2x10x26xf32>) -> tensor<1x3x8x24xf32> {
 
 // -----
 
+// The conv's accumulator is its bias broadcast ([F] along the filters):
+// each output row starts from its filter's bias, added in registers. The
+// generic that reads the result (a BatchNorm's scale and shift per
+// filter, a residual add and a Relu) runs on the same vectors: the scale
+// and shift as one scalar a row, the residual as the row's vector read.
+// CHECK-LABEL: func.func @winograd_bn_residual
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x10x10xf32>, %[[RES:.*]]: tensor<1x3x8x8xf32>)
+// CHECK-SAME: epilogue in registers
+// CHECK: %[[BIAS:.*]] = arith.constant dense<[1.000000e-01, 2.000000e-01, 3.000000e-01]> : tensor<3xf32>
+// CHECK: %[[DEST:.*]] = tensor.empty() : tensor<1x3x8x8xf32>
+// CHECK: scf.forall (%[[N:.*]], %[[F:.*]], %[[ROW:.*]]) in (1, 3, 8) shared_outs(%{{.*}} = %[[DEST]])
+// CHECK: %[[TILES:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
+// CHECK: %[[B:.*]] = tensor.extract %[[BIAS]][%[[F]]] : tensor<3xf32>
+// CHECK: %[[BV:.*]] = vector.broadcast %[[B]] : f32 to vector<8xf32>
+// CHECK: %[[SUM:.*]] = arith.addf %[[BV]], %[[TILES]] : vector<8xf32>
+// CHECK: tensor.extract %{{.*}}[%[[F]]] : tensor<3xf32>
+// CHECK: tensor.extract %{{.*}}[%[[F]]] : tensor<3xf32>
+// CHECK: %[[R:.*]] = vector.transfer_read %[[RES]][%[[N]], %[[F]], %[[ROW]], %{{.*}}]{{.*}} : tensor<1x3x8x8xf32>, vector<8xf32>
+// CHECK: %[[BN:.*]] = math.fma %[[SUM]], %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[ADD:.*]] = arith.addf %[[BN]], %[[R]] : vector<8xf32>
+// CHECK: %[[RELU:.*]] = arith.maximumf %[[ADD]], %{{.*}} : vector<8xf32>
+// CHECK: vector.transfer_write %[[RELU]]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @winograd_bn_residual(%x: tensor<1x2x10x10xf32>, %res: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
+  %bias = arith.constant dense<[0.1, 0.2, 0.3]> : tensor<3xf32>
+  %scale = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %shift = arith.constant dense<[0.5, -0.5, 1.5]> : tensor<3xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x3x8x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : tensor<3xf32>) outs(%empty : tensor<1x3x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x3x8x8xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x10xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0, %scale, %shift, %res : tensor<1x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<1x3x8x8xf32>) outs(%empty : tensor<1x3x8x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %b: f32, %r: f32, %out: f32):
+    %2 = math.fma %in, %s, %b : f32
+    %3 = arith.addf %2, %r : f32
+    %4 = arith.maximumf %3, %zero : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x3x8x8xf32>
+  return %1 : tensor<1x3x8x8xf32>
+}
+
+// -----
+
 // A 5x5 output takes 3x3 tiles of 2 that overhang it: the rows and columns
 // past the input read as zeros (a select in the phase split, 8 rows), the
-// output transform adds into a 6x6 accumulator whose 5x5 corner starts as
-// the conv's accumulator (its producer cloned there) and is the result,
-// in rows of 3 tiles (6 outputs).
+// output transform writes a 6x6 accumulator, in rows of 3 tiles (6
+// outputs), whose 5x5 corner is the result. The conv's accumulator is a
+// zero fill: nothing is added, and the fill is gone.
 // CHECK-LABEL: func.func @winograd_overhang
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x4xf32>)
 // CHECK: arith.select
 // CHECK: %[[ABUF:.*]] = bufferization.alloc_tensor() : tensor<1x3x6x6xf32>
-// CHECK: %[[ACORNER:.*]] = tensor.extract_slice %[[ABUF]][0, 0, 0, 0] [1, 3, 5, 5] [1, 1, 1, 1]
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ACORNER]] : tensor<1x3x5x5xf32>)
-// CHECK: %[[ACC:.*]] = tensor.insert_slice %{{.*}} into %[[ABUF]][0, 0, 0, 0] [1, 3, 5, 5]
-// CHECK: %[[Y:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[ACC]]) -> (tensor<1x3x6x6xf32>)
-// CHECK: vector.interleave %{{.*}}, %{{.*}} : vector<3xf32> -> vector<6xf32>
+// CHECK: %[[Y:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[ABUF]]) -> (tensor<1x3x6x6xf32>)
+// CHECK: %[[ROW:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<3xf32> -> vector<6xf32>
+// CHECK-NEXT: vector.transfer_write %[[ROW]]
 // CHECK: %[[RES:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [1, 3, 5, 5] [1, 1, 1, 1]
+// CHECK-NOT: linalg.fill {{.*}} tensor<1x3x5x5xf32>
 // CHECK: return %[[RES]]
 func.func @winograd_overhang(%x: tensor<1x2x7x7xf32>) -> tensor<1x3x5x5xf32> {
   %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
