@@ -128,10 +128,16 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
     runs at compile time, packed into the register tile's row panels
     [(m+2)^2, F'/rows, C, rows]. At run time: a copy of the input with each
     row split into its m phases (the one gather), the input transform
-    Bt d B as one generic over (a, b, n, c, ty, tx) whose terms come from
+    Bt d B as two generics (rows, then columns) whose terms come from
     constant tables, the GEMMs as one contraction generic (ab, n, panel,
     row, tile, c) over tiles padded to `pad-lanes`, and the output transform
-    At M A added into the conv's accumulator (its bias) by one generic.
+    At M A: a row stage (a generic), then the column stage as vector code,
+    an scf.forall over output rows whose `vector-width`-tile blocks
+    interleave their m results into contiguous outputs. That stage starts
+    from the conv's accumulator (a fill or [F] bias broadcast is added in
+    registers, anything else read back) and applies the elementwise
+    generic that reads the conv's result (BatchNorm, activation, residual
+    add; per-filter operands as one scalar a row) before the store.
     Convs with fewer than `min-pixels` output pixels or `min-channels`
     input or output channels are left to dlc-conv-to-im2col (the transforms
     and the (m+2)^2/9 times larger filter cost more than the multiplies
