@@ -217,7 +217,7 @@ struct ConvToOuterProductsPass
     b.setInsertionPointAfter(channels);
     Value result = channels.getResult(0);
     if (act)
-      result = dlc::applyActivation(b, loc, act, result);
+      result = dlc::applyElementwise(b, loc, act, {result});
 
     // The tile's row of the output, written in place.
     SmallVector<OpFoldResult> offsets{bn, f0, row, b.getIndexAttr(0)};

@@ -287,12 +287,7 @@ linalg::GenericOp epilogueOf(Value v, bool wholeInputs) {
   }
   if (reads != 1)
     return nullptr;
-  for (Operation &op : g.getBody()->without_terminator())
-    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
-        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
-        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
-      return nullptr;
-  return g;
+  return dlc::hasScalarElementwiseBody(g) ? g : nullptr;
 }
 
 /// The column stage of the output transform: out[n, f, m*ty + i, m*tx + j]

@@ -453,6 +453,14 @@ Value forEachBatchChunk(OpBuilder &b, Location loc, Value init, int64_t chunk,
   return loop.getResult(0);
 }
 
+bool hasScalarElementwiseBody(linalg::GenericOp g) {
+  return llvm::all_of(g.getBody()->without_terminator(), [](Operation &op) {
+    return OpTrait::hasElementwiseMappableTraits(&op) && op.getNumResults() == 1 &&
+           op.getNumRegions() == 0 && op.getResult(0).getType().isIntOrFloat() &&
+           llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); });
+  });
+}
+
 linalg::GenericOp activationOf(Value v) {
   if (!v.hasOneUse())
     return nullptr;
@@ -463,12 +471,7 @@ linalg::GenericOp activationOf(Value v) {
       g.getDpsInitOperand(0)->get().getType() != v.getType() ||
       !g.getRegionOutputArgs()[0].use_empty())
     return nullptr;
-  for (Operation &op : g.getBody()->without_terminator())
-    if (!OpTrait::hasElementwiseMappableTraits(&op) || op.getNumResults() != 1 ||
-        op.getNumRegions() != 0 || !op.getResult(0).getType().isIntOrFloat() ||
-        !llvm::all_of(op.getOperandTypes(), [](Type t) { return t.isIntOrFloat(); }))
-      return nullptr;
-  return g;
+  return hasScalarElementwiseBody(g) ? g : nullptr;
 }
 
 Value applyElementwise(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<Value> inputs) {
@@ -503,10 +506,6 @@ Value applyElementwise(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef
     map.map(op.getResult(0), v->getResult(0));
   }
   return lookup(g.getBody()->getTerminator()->getOperand(0));
-}
-
-Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x) {
-  return applyElementwise(b, loc, act, {x});
 }
 
 Value biasOf(Value init, bool &scalar) {

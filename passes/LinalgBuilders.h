@@ -192,13 +192,14 @@ void populateGradientLoweringPatterns(RewritePatternSet &patterns,
 /// (`scalar` true); null if neither.
 Value biasOf(Value init, bool &scalar);
 
+/// True if every op of `g`'s body is a scalar elementwise op (int or float
+/// operands and one result, no regions): the body can run on vectors.
+bool hasScalarElementwiseBody(linalg::GenericOp g);
 /// The one user of `v` when it is an all-parallel elementwise generic of
 /// `v` alone (an activation), identity maps, whose body only combines its
 /// argument with values from outside (constants): it can run on a register
 /// tile before the store. Null otherwise.
 linalg::GenericOp activationOf(Value v);
-/// `act`'s body on the vector `x` (scalars from outside broadcast).
-Value applyActivation(OpBuilder &b, Location loc, linalg::GenericOp act, Value x);
 /// The body of the elementwise generic `g` on vectors: `inputs` are its
 /// input block arguments' values in order, at least one a vector (the
 /// shape), scalars among them and values from outside broadcast to it.
