@@ -228,6 +228,11 @@ int64_t clampTile(int64_t want, int64_t size) {
   return ShapedType::isDynamic(size) || want < size ? want : 0;
 }
 
+/// Forall iterations a panel GEMM's cache tiles aim for: the thread pool
+/// shares out whole iterations, and a thread done early waits for the
+/// other's last one, so on two threads at least 16 each.
+constexpr int64_t kEnoughForallTiles = 32;
+
 /// A cache tile along a dim of `size`: the largest multiple of `multiple` at
 /// most `want` that divides `size` (static tiles need no masks); else the
 /// whole dim when it is at most twice `want` (register-tile remainders then
@@ -414,19 +419,22 @@ struct TileAndVectorizePass
   }
 
   /// A panel GEMM's cache tiles (the scf.forall the threads share, whole
-  /// iterations each) in a count that splits evenly: when it is odd and
-  /// under 32, its panels go in smaller groups (a divisor of their count)
-  /// until it is even or at least 32. ResNet-50's 3x3 conv over 28x28 made
-  /// 7 tiles of 112 pixels, 4 for one thread and 3 for the other; over its
-  /// whole model such splits cost 2.5 ms of 48 on 2 threads. A panel group
-  /// reads the columns again, from L2 or L3: these GEMMs do at least a
-  /// hundred FMAs for each float of them.
+  /// iterations each) in a count that shares out finely: under
+  /// kEnoughForallTiles, its panels go in smaller groups (the largest
+  /// divisor of their count that reaches it, else single panels). A
+  /// thread that is done takes whole iterations of the other's share, so
+  /// with few the last one decides: ResNet-50's 3x3 conv over 28x28 made
+  /// 7 tiles of 112 pixels, 4 for one thread and 3 for the other (2.5 ms
+  /// of 48 on 2 threads over the model until the count was made even);
+  /// an even 14 still left each of its 28x28 GEMMs 3-5% of the two
+  /// threads' time waiting (measured per loop in session 31). A panel
+  /// group reads the columns again, from L2 or L3: these GEMMs do at
+  /// least a hundred FMAs for each float of them.
   bool balancePanelTiles(const linalg::ContractionDimensions &dims, ArrayRef<int64_t> ranges,
                          SmallVectorImpl<int64_t> &cache) {
     if (minForallTiles <= 1 || llvm::any_of(ranges, ShapedType::isDynamic))
       return false;
     bool changed = false;
-    constexpr int64_t kEnoughTiles = 32;
     auto count = [&] {
       int64_t c = 1;
       for (unsigned d = 0; d < ranges.size(); ++d)
@@ -437,19 +445,17 @@ struct TileAndVectorizePass
     unsigned m = dims.m.back();
     for (unsigned d : dims.m) {
       int64_t tiles = count();
-      if (d == m || ranges[d] <= 1 || tiles % 2 == 0 || tiles >= kEnoughTiles)
+      if (d == m || ranges[d] <= 1 || tiles >= kEnoughForallTiles)
         continue;
       int64_t group = cache[d] ? cache[d] : ranges[d];
       int64_t others = tiles / (ranges[d] / group);
       for (int64_t g = group - 1; g >= 1; --g) {
         if (ranges[d] % g)
           continue;
-        int64_t c = others * (ranges[d] / g);
-        if (c % 2 == 0 || c >= kEnoughTiles) {
-          cache[d] = g;
-          changed = true;
+        cache[d] = g;
+        changed = true;
+        if (others * (ranges[d] / g) >= kEnoughForallTiles)
           break;
-        }
       }
     }
     return changed;
@@ -556,13 +562,16 @@ struct TileAndVectorizePass
           columnsStay = t.getShape().back() % lanes == 0 && (t.getShape().back() / lanes) % 2;
       }
       // Whole panels in a cache tile; groups of them when the pixel tiles
-      // alone are too few iterations for the threads.
+      // alone are too few iterations for the threads (ResNet-50's 7x7
+      // GEMMs, one pixel tile: groups of a quarter of the panels left one
+      // of two threads idle for 16% of each such loop).
       int64_t pixelTiles = cache[n] ? ranges[n] / cache[n] : 1;
       for (unsigned d : dims->m)
         cache[d] = 0;
       for (unsigned d : dims->m)
         if (d != m && pixelTiles < 4)
-          cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / 4), ranges[d], 1);
+          cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / kEnoughForallTiles),
+                               ranges[d], 1);
       // A pixelRows GEMM over packed columns (n, panel, tile, r, row, k):
       // all its pixel tiles in each cache tile, where they reuse the
       // filter panel.

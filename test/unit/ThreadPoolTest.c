@@ -4,7 +4,8 @@
  * iteration of a loop runs exactly once, whatever n and the thread count,
  * over many loops in a row (a worker that is late for one loop must not
  * run a chunk of the next with the old body), and that a thread done with
- * its share takes over chunks of a share that is held up. Prints "ok" or
+ * its share takes over chunks of a share that is held up, and that a
+ * share's chunks shrink to single iterations at its end. Prints "ok" or
  * what failed, and exits non-zero on failure.
  *
  *===----------------------------------------------------------------------===*/
@@ -32,6 +33,7 @@ enum { MAX_N = 20000 };
 typedef struct counts {
   atomic_int runs[MAX_N];
   atomic_int thread[MAX_N];
+  atomic_int chunk[MAX_N]; /* the size of the chunk that ran it */
   int64_t n;
   int stall_first; /* the chunk holding iteration 0 sleeps */
 } counts;
@@ -44,6 +46,7 @@ static void count(void *ctx, int64_t lo, int64_t hi, int thread) {
   for (int64_t i = lo; i < hi; ++i) {
     atomic_fetch_add(&c->runs[i], 1);
     atomic_store(&c->thread[i], thread);
+    atomic_store(&c->chunk[i], (int)(hi - lo));
   }
 }
 
@@ -109,6 +112,23 @@ int main(void) {
   for (int r = 0; r < 100000; ++r)
     dlc_parallel_for_threads(&pool, count, &a, 3);
   expect_each(&a, 100000, "tiny loops");
+
+  /* A share's chunks shrink: its first is more than an even 32nd of it,
+   * its last (what a thread done early waits for at a loop's end) a
+   * 1024th. */
+  if (threads > 1) {
+    reset(&a, 12345);
+    dlc_parallel_for_threads(&pool, count, &a, a.n);
+    expect_each(&a, 1, "shrinking chunks");
+    for (int t = 0; t < threads; ++t) {
+      int64_t first = a.n * t / threads, last = a.n * (t + 1) / threads - 1;
+      CHECK(atomic_load(&a.chunk[last]) <= (last - first + 1) / 1024 + 1,
+            "share %d: last chunk of %d iterations", t, atomic_load(&a.chunk[last]));
+      CHECK(atomic_load(&a.chunk[first]) > (last - first + 1) / 32,
+            "share %d: first chunk of %d iterations, no more than an even 32nd", t,
+            atomic_load(&a.chunk[first]));
+    }
+  }
 
   /* Thread 0's first chunk stalls: the others finish their shares and take
    * the rest of thread 0's from its back. */
