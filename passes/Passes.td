@@ -210,9 +210,10 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     moved past it), computed in place on the tile after the K loop
     (passes/GemmTileFusion.h). A panel GEMM small enough for L2 gets at
     least `min-forall-tiles` cache tiles (single panels by pixel tiles), so
-    that the threads' shares differ by little; a larger one whose cache
-    tiles are an odd count under 32 takes its panels in smaller groups,
-    inside the pixel tiles, until the count is even. A GEMM with fewer rows
+    that the threads' shares differ by little; a larger one with fewer than
+    32 cache tiles takes its panels in smaller groups, inside the pixel
+    tiles, until there are 32 (or single panels); a transposed (pixelRows)
+    one with under 4 pixel tiles takes its panels in groups that make 32. A GEMM with fewer rows
     than `rows` (a batch-1 fully connected layer) widens its register tile
     along N instead, up to twelve accumulators, and splits its weight panels
     into two cache tiles at least (the threads share the weights).

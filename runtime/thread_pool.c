@@ -107,8 +107,8 @@ static void run_chunk(int t, const loop *l, int64_t c) {
 
 /* Thread `t`'s own share front to back, then the others' from the back.
  * The chunks it ran come off `unfinished` once, when none is left to take:
- * one atomic per chunk on that shared line cost MobileNetV2 a fifth of its
- * time at 16 threads (session 31, 32 chunks a thread). */
+ * one atomic per chunk on that shared line made MobileNetV2 a quarter
+ * slower at 16 threads (session 31, 32 chunks a thread). */
 static void work(dlc_pool *p, int t, const loop *l) {
   int64_t c, ran = 0;
   while ((c = take(p, t, l, 1)) >= 0) {
