@@ -212,9 +212,9 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     least `min-forall-tiles` cache tiles (single panels by pixel tiles), so
     that the threads' shares differ by little; a larger one with fewer than
     32 cache tiles takes its panels in smaller groups, inside the pixel
-    tiles, until there are 32 (or single panels); a transposed (pixelRows)
-    one with under 4 pixel tiles takes its panels in groups that make 32. A GEMM with fewer rows
-    than `rows` (a batch-1 fully connected layer) widens its register tile
+    tiles, until there are 32 (or single panels); one with under 4 pixel
+    tiles (ResNet-50's 7x7 maps) takes its panels in groups that make 32.
+    A GEMM with fewer rows than `rows` (a batch-1 fully connected layer) widens its register tile
     along N instead, up to twelve accumulators, and splits its weight panels
     into two cache tiles at least (the threads share the weights).
     All-parallel generics: one forall iteration per row, vectors along the
