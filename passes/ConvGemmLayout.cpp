@@ -40,7 +40,11 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   constexpr int64_t kMinMultiplyAdds = 1 << 19;
   if (!target.rows || !target.lanes || target.pixelRows)
     return target;
-  GemmLayout rowPanels{panelRowsFor(target.rows, filters), target.lanes};
+  int64_t lanes = target.lanes;
+  if (target.narrowLanes > 0 &&
+      roundUp(pixels, target.lanes) * 8 > roundUp(pixels, target.narrowLanes) * 9)
+    lanes = target.narrowLanes;
+  GemmLayout rowPanels{panelRowsFor(target.rows, filters), lanes};
   if (filters * depth * pixels < kMinMultiplyAdds)
     return rowPanels;
   // The transposed tile's pixels: the target's rows, or on AVX2 (6 rows)
@@ -50,7 +54,7 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   if (target.rows <= 8 && roundUp(pixels, pixelTile - 1) < roundUp(pixels, pixelTile))
     --pixelTile;
   GemmLayout transposed{pixelTile, target.lanes, /*pixelRows=*/true};
-  int64_t direct = roundUp(filters, rowPanels.rows) * roundUp(pixels, target.lanes);
+  int64_t direct = roundUp(filters, rowPanels.rows) * roundUp(pixels, lanes);
   int64_t swapped = roundUp(filters, target.lanes) * roundUp(pixels, pixelTile);
   return swapped * 8 <= direct * 7 ? transposed : rowPanels;
 }

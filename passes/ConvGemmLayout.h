@@ -45,6 +45,10 @@ struct GemmLayout {
   int64_t rows = 0; ///< 0: the plain GEMM
   int64_t lanes = 0;
   bool pixelRows = false;
+  /// In a target's layout, narrower pixel tiles (one vector) for GEMMs
+  /// whose pixels `lanes` would pad by more than 1/8 beyond them (0: none):
+  /// AVX-512's 12 x 32 tiles fall back to 12 x 16 on Winograd's 16 tiles.
+  int64_t narrowLanes = 0;
   /// The filter panels' width: the tile dim along the filters.
   int64_t panelWidth() const { return pixelRows ? lanes : rows; }
   /// The tile dim along the pixels, which are padded to a multiple of it.
@@ -54,7 +58,8 @@ struct GemmLayout {
 inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
-/// whose register tile is `target`: transposed (pixelRows, the target's
+/// whose register tile is `target` (its pixel tiles `narrowLanes` wide
+/// where `lanes` would pad the pixels by more than 1/8 beyond that): transposed (pixelRows, the target's
 /// rows of pixels, or on AVX2 one fewer where that pads less) where that pads
 /// the GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x
 /// 64; 14x14 maps, 198 against 208 pixels, stay: the transposed tile's

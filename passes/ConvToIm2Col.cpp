@@ -418,7 +418,7 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     // that dlc-tile-and-vectorize tiles like any matmul. Pointwise convs
     // skip the gather (higher benefit).
     RewritePatternSet patterns(&getContext());
-    GemmLayout layout{packRows, padLanes};
+    GemmLayout layout{packRows, padLanes, /*pixelRows=*/false, narrowLanes};
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
     patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))

@@ -565,7 +565,7 @@ Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value 
 
 struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   WinogradConv(MLIRContext *ctx, const dlc::ConvToWinogradOptions &o)
-      : OpRewritePattern(ctx), opts(o), layout{o.packRows, o.padLanes} {}
+      : OpRewritePattern(ctx), opts(o), layout{o.packRows, o.padLanes, false, o.narrowLanes} {}
   dlc::ConvToWinogradOptions opts;
   /// The register tile's layout, shared with im2col's GEMMs.
   dlc::GemmLayout layout;
@@ -671,8 +671,9 @@ struct ConvToWinogradPass : dlc::impl::ConvToWinogradBase<ConvToWinogradPass> {
     if (maxTile < 2 || packRows <= 0 || padLanes <= 0)
       return;
     RewritePatternSet patterns(&getContext());
-    dlc::ConvToWinogradOptions opts{maxTile,  minPixels, minChannels,         packRows,
-                                    padLanes, cacheWorkspaceBytes, vectorWidth};
+    dlc::ConvToWinogradOptions opts{maxTile,     minPixels,           minChannels,
+                                    packRows,    padLanes,            narrowLanes,
+                                    cacheWorkspaceBytes, vectorWidth};
     patterns.add<WinogradConv>(&getContext(), opts);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -101,6 +101,9 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
            "register-tile rows: constant filters re-packed into row panels (0: off)">,
     Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
            "with pack-rows, pixels padded to a multiple of this (register-tile lanes)">,
+    Option<"narrowLanes", "narrow-lanes", "int64_t", /*default=*/"0",
+           "with pack-rows, GEMMs whose pixels pad-lanes pads over 1/8 more than "
+           "this are padded to it instead (0: never)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,
@@ -155,6 +158,9 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
            "register-tile rows: the transformed filter's row panels">,
     Option<"padLanes", "pad-lanes", "int64_t", /*default=*/"16",
            "tiles padded to a multiple of this (register-tile lanes)">,
+    Option<"narrowLanes", "narrow-lanes", "int64_t", /*default=*/"0",
+           "GEMMs whose tiles pad-lanes pads over 1/8 more than this are padded "
+           "to it instead (0: never)">,
     Option<"cacheWorkspaceBytes", "cache-workspace-bytes", "int64_t", /*default=*/"0",
            "batch chunks whose transformed input stays under this (0: whole batch)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",

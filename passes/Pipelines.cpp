@@ -95,9 +95,13 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.optLevel > 0)
     im2col.cacheWorkspaceBytes = 12 << 20;
   // Inference convs in the register tile's layout (see ConvToIm2Col):
-  // AVX2 6 rows x 16 lanes, AVX-512 12 rows x 16 lanes (its device-tuned
-  // tile; with panels ResNet-18 went from 87.6 to 57.9 ms at one thread on
-  // the device's Sapphire Rapids, MobileNetV2 from 24.5 to 17.3), and 8
+  // AVX2 6 rows x 16 lanes, AVX-512 12 rows x 32 lanes (two zmm vectors,
+  // 24 accumulators: 14 loads a k step for 24 FMAs, where 12 x 16 took 13
+  // for 12 and waited on the load ports; MobileNetV2 at one thread on the
+  // device's Sapphire Rapids 8.42 -> 7.53 ms median, session 32) with 12 x
+  // 16 where 32-lane tiles pad the pixels 1/8 more (Winograd's 16 tiles;
+  // 12 x 16 panels took ResNet-18 from 87.6 to 57.9 ms at one thread
+  // there, session 9), and 8
   // rows x 16 lanes at 8 lanes with AVX-512VL's 32 registers (Zen 4, one
   // thread: MobileNetV2 7.14 -> 6.90 ms, ResNet-18 24.5 -> 24.0,
   // ResNet-50 66.3 -> 66.0; 12 rows padded 256 filters to 264 and ran
@@ -105,7 +109,8 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   bool wideRegisterFile = opts.vectorWidth < 16 && opts.vectorRegisters >= 32;
   if (opts.optLevel > 0) {
     im2col.packRows = opts.vectorWidth < 16 ? (wideRegisterFile ? 8 : 6) : 12;
-    im2col.padLanes = opts.vectorWidth < 16 ? 2 * opts.vectorWidth : opts.vectorWidth;
+    im2col.padLanes = 2 * opts.vectorWidth;
+    im2col.narrowLanes = opts.vectorWidth < 16 ? 0 : opts.vectorWidth;
   }
   // Small stride-1 convs (LeNet's) as outer products per output row, no
   // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register
@@ -122,6 +127,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     ConvToWinogradOptions winograd;
     winograd.packRows = im2col.packRows;
     winograd.padLanes = im2col.padLanes;
+    winograd.narrowLanes = im2col.narrowLanes;
     // Batches in chunks of about an image (ResNet-18's transformed input
     // is 1.9 MB per image on 56x56 maps): at batch 8, 2 MB chunks ran 5%
     // (1 thread) to 12% (2 threads) faster than 8 MB ones here; 1 and 2 MB
@@ -146,14 +152,17 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     tv.vectorWidth = opts.vectorWidth;
     // Register tiles measured per target: 4 x 16 lanes on AVX2 (6 rows was
     // 1.7x slower on ResNet-18 here); on AVX-512 (Sapphire Rapids, device
-    // machine) 12 x 16 lanes ran MobileNetV2 in 17.1 ms against 31.7 ms for
-    // 4 x 32, 17.5 for 6 x 16 and 23.6 for 8 x 16.
+    // machine) 12 x 32 lanes (see the conv layouts above; 6 x 32 and 8 x 32
+    // ran MobileNetV2 at one thread in 15.5 and 14.4 ms against 12.0 for 12
+    // x 16 and 10.3 for 12 x 32, session 32; session 9 had 12 x 16 at 17.1
+    // against 31.7 for 4 x 32, 17.5 for 6 x 16 and 23.6 for 8 x 16). Conv
+    // GEMMs whose pixels were padded to 16 lanes keep 12 x 16.
     if (opts.vectorWidth >= 16) {
       tv.rows = 12;
-      tv.nVectors = 1;
+      tv.nVectors = 2;
+      tv.maxAccumulators = 24;
     }
     // 8 x 16 tiles (16 accumulators) need more than AVX2's 16 registers.
-    // AVX-512's 16-lane tiles keep the device-tuned 12.
     if (wideRegisterFile)
       tv.maxAccumulators = 24;
     // K in chunks of 1024 instead of 256 where a core has 1 MB of L2 or

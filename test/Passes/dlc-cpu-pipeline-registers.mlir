@@ -8,7 +8,8 @@
 // 6 x 16 register tile, K in chunks of 256. With AVX-512VL's 32 registers at
 // 8 lanes (Zen 4): 8-row panels (16 rows, no padding) and an 8 x 16 tile,
 // 16 accumulators. With 1 MB of L2 a core as well: K in chunks of 1024,
-// also for AVX-512's 16-lane tiles (8-row panels: 12 would pad 16 to 24).
+// also for AVX-512's tiles of two 16-lane vectors (8-row panels: 12 would
+// pad 16 to 24; the 784 pixels padded to 800, 25 tiles of 32).
 // AVX2: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 6-row panels (16 -> 18 rows)
 // AVX2: scf.for %{{.*}} = %c0 to %c2048 step %c256
 // AVX2: vector.contract {{.*}} : vector<1x1x6xf32>, vector<1x1x16xf32> into vector<1x1x6x16xf32>
@@ -17,9 +18,9 @@
 // WIDE: vector.contract {{.*}} : vector<1x1x8xf32>, vector<1x1x16xf32> into vector<1x1x8x16xf32>
 // L2: scf.for %{{.*}} = %c0 to %c2048 step %c1024
 // L2: vector.contract {{.*}} : vector<1x1x8xf32>, vector<1x1x16xf32> into vector<1x1x8x16xf32>
-// AVX512: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 8-row panels (16 -> 16 rows)
+// AVX512: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 8-row panels (16 -> 16 rows), 32-lane tiles (784 -> 800 pixels)
 // AVX512: scf.for %{{.*}} = %c0 to %c2048 step %c1024
-// AVX512: vector.contract {{.*}} : vector<1x1x8xf32>, vector<1x1x16xf32> into vector<1x1x8x16xf32>
+// AVX512: vector.contract {{.*}} : vector<1x1x8xf32>, vector<1x1x32xf32> into vector<1x1x8x32xf32>
 func.func @main(%x: tensor<1x2048x28x28xf32>) -> tensor<1x16x28x28xf32> {
   %w = dlc.constant dense<0.5> : tensor<16x2048x1x1xf32>
   %c = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x2048x28x28xf32>, tensor<16x2048x1x1xf32>) -> tensor<1x16x28x28xf32>

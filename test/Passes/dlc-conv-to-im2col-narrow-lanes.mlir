@@ -1,0 +1,36 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16" | FileCheck %s --check-prefix=NARROW
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32" | FileCheck %s --check-prefix=WIDE
+
+// AVX-512's register tile is 12 rows x 32 lanes (two vectors); a GEMM
+// whose pixels 32-lane tiles would pad by more than 1/8 beyond 16-lane ones
+// takes 16-lane tiles (12 x 16, one vector) instead. 16 pixels (Winograd's
+// 16 tiles on 14x14 maps): 32 lanes would double the GEMM.
+// NARROW-LABEL: func.func @sixteen_pixels
+// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x16xf32>) outs(%{{.*}} : tensor<1x1x12x16xf32>)
+// WIDE-LABEL: func.func @sixteen_pixels
+// WIDE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x32xf32>) outs(%{{.*}} : tensor<1x1x12x32xf32>)
+func.func @sixteen_pixels(%x: tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32> {
+  %w = arith.constant dense<0.25> : tensor<12x4x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x12x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x12x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<12x4x1x1xf32>) outs(%init : tensor<1x12x4x4xf32>) -> tensor<1x12x4x4xf32>
+  return %0 : tensor<1x12x4x4xf32>
+}
+
+// -----
+
+// 196 pixels (14x14 maps): 224 in 32-lane tiles against 208 in 16-lane
+// ones, 1/13 more: the wide tile stays.
+// NARROW-LABEL: func.func @fourteen_by_fourteen
+// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x1x12x224xf32>)
+// WIDE-LABEL: func.func @fourteen_by_fourteen
+// WIDE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x1x12x224xf32>)
+func.func @fourteen_by_fourteen(%x: tensor<1x4x14x14xf32>) -> tensor<1x12x14x14xf32> {
+  %w = arith.constant dense<0.25> : tensor<12x4x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x12x14x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x14x14xf32>, tensor<12x4x1x1xf32>) outs(%init : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
+  return %0 : tensor<1x12x14x14xf32>
+}
