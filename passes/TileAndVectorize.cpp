@@ -484,7 +484,8 @@ struct TileAndVectorizePass
     bool pixelRows = panels && m > n;
     // Panels of up to 16 rows come with pixels padded to whole tiles of
     // nVectors vectors (dlc-conv-to-im2col and -winograd: 6 x 16 on AVX2,
-    // 12 x 16 on AVX-512); a wider panel takes one vector.
+    // 12 x 32 on AVX-512); a wider panel, or pixels padded to one vector
+    // (AVX-512's narrow-lanes GEMMs, 12 x 16), takes one vector.
     // `max-accumulators` at most: twelve, with the operand loads and the
     // broadcast, fill AVX2's 16 vector registers (12-row panels over two
     // vectors, 24 accumulators, spilled on every k and ran at half speed);
