@@ -59,7 +59,8 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
-/// where `lanes` would pad the pixels by more than 1/8 beyond that): transposed (pixelRows, the target's
+/// where `lanes` would pad the pixels by more than 1/8 beyond that):
+/// transposed (pixelRows, the target's
 /// rows of pixels, or on AVX2 one fewer where that pads less) where that pads
 /// the GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x
 /// 64; 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
