@@ -308,6 +308,16 @@ def op_models():
     e = g.node("Relu", [g.conv("y", 1, 4, 5, 1, 2)])  # 1x4x12x12
     models["small_convs"] = g.model("small_convs", [tensor("x", [2, 3, 9, 11]), tensor("y", [1, 1, 12, 12])],
                                     [tensor(c, [2, 7, 6, 8]), tensor(e, [1, 4, 12, 12])])
+    g = Graph(23)  # convs with a bias (BatchNorm folded in, as exported models have them)
+    # as packed GEMMs: the bias moves into the activation after them (a 1x1
+    # conv and Clip, 32 filters padded to 36 rows; a 3x3 stride-2 conv and
+    # Relu); a conv read by two ops keeps its bias as its start
+    a = g.relu6(g.conv("x", 16, 32, 1))  # 1x32x14x14
+    b = g.node("Relu", [g.conv(a, 32, 12, 3, 2, 1)])  # 1x12x7x7
+    c = g.conv(a, 32, 24, 1)  # 1x24x14x14
+    d = g.node("Add", [g.node("Sigmoid", [c]), c])
+    models["conv_bias_act"] = g.model("conv_bias_act", [tensor("x", [1, 16, 14, 14])],
+                                      [tensor(b, [1, 12, 7, 7]), tensor(d, [1, 24, 14, 14])])
     # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must

@@ -90,7 +90,11 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     the columns and of the accumulator padded to a multiple of `pad-lanes`,
     and the GEMM a generic (n, panel, row, pixel, k) whose result is a view
     of the padded accumulator's first F x P corner. Every register tile is
-    then full; padding columns hold garbage that no one reads.
+    then full; padding columns hold garbage that no one reads. A packed conv
+    that starts from a per-filter bias and whose one user is an elementwise
+    generic gives that generic the bias (added to the conv's value first)
+    and starts from zeros: dlc-tile-and-vectorize starts register tiles
+    from a fill in registers, not from a bias written over the output.
   }];
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
