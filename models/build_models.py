@@ -311,7 +311,7 @@ def op_models():
     g = Graph(23)  # convs with a bias (BatchNorm folded in, as exported models have them)
     # as packed GEMMs: the bias moves into the activation after them (a 1x1
     # conv and Clip, 32 filters padded to 36 rows; a 3x3 stride-2 conv and
-    # Relu); a conv read by two ops keeps its bias as its start
+    # Relu); a conv read by two ops gets its bias from an add of its own
     a = g.relu6(g.conv("x", 16, 32, 1))  # 1x32x14x14
     b = g.node("Relu", [g.conv(a, 32, 12, 3, 2, 1)])  # 1x12x7x7
     c = g.conv(a, 32, 24, 1)  # 1x24x14x14

@@ -152,10 +152,11 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
 
 /// The start of a packed conv GEMM whose conv starts from a per-filter
 /// bias (LowerToLinalg's conv bias: every conv of a model exported with its
-/// BatchNorm folded in) and whose one user is an elementwise generic (its
-/// activation): that generic gets the bias, added to the conv's value
-/// first, and the GEMM starts from zeros. dlc-tile-and-vectorize then
-/// starts the register tiles from zeros in registers and applies the
+/// BatchNorm folded in): the GEMM starts from zeros and the bias is added
+/// after it, by the conv's one user where that is an elementwise generic
+/// (its activation: the bias added to the conv's value first), else by a
+/// generic of its own that the conv's users read. dlc-tile-and-vectorize
+/// then starts the register tiles from zeros in registers and applies that
 /// generic, bias included, before the store; a bias start was a pass
 /// writing the bias over the whole output, the tiles' accumulators loaded
 /// from it and stored back, and the activation a pass of its own
@@ -168,21 +169,43 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
   Value bias = dlc::biasOf(init, scalar);
   Value result = conv.getResult(0);
   auto type = cast<RankedTensorType>(init.getType());
-  if (!bias || scalar || !isa<FloatType>(type.getElementType()) || !result.hasOneUse())
-    return init;
-  OpOperand &use = *result.getUses().begin();
-  auto g = dyn_cast<linalg::GenericOp>(use.getOwner());
-  if (!g || g.getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
-      g.getNumLoops() != type.getRank() || !g.isDpsInput(&use) ||
-      !g.getMatchingIndexingMap(&use).isIdentity() || !dlc::hasScalarElementwiseBody(g))
+  if (!bias || scalar || !isa<FloatType>(type.getElementType()))
     return init;
   MLIRContext *ctx = r.getContext();
+  AffineMap identity = r.getMultiDimIdentityMap(type.getRank());
+  AffineMap perFilter = AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
+  Location loc = conv.getLoc();
+  auto zeroStart = [&] {
+    r.setInsertionPoint(conv);
+    Value zero = r.create<arith::ConstantOp>(loc, r.getZeroAttr(type.getElementType()));
+    Value empty = r.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+    return r.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+  };
+  OpOperand *use = result.hasOneUse() ? &*result.getUses().begin() : nullptr;
+  auto g = use ? dyn_cast<linalg::GenericOp>(use->getOwner()) : nullptr;
+  if (!g || g.getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
+      g.getNumLoops() != type.getRank() || !g.isDpsInput(use) ||
+      !g.getMatchingIndexingMap(use).isIdentity() || !dlc::hasScalarElementwiseBody(g)) {
+    // No activation to carry it: the bias as an op of its own after the conv.
+    r.setInsertionPointAfter(conv);
+    Value empty = r.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+    auto add = r.create<linalg::GenericOp>(
+        loc, type, ValueRange{result, bias}, ValueRange{empty},
+        ArrayRef<AffineMap>{identity, perFilter, identity}, parallel,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          b.create<linalg::YieldOp>(l, b.create<arith::AddFOp>(l, args[0], args[1]).getResult());
+        });
+    r.replaceAllUsesExcept(result, add.getResult(0), add);
+    return zeroStart();
+  }
+  OpOperand &use0 = *use;
   SmallVector<Value> inputs(g.getDpsInputs());
   inputs.push_back(bias);
   SmallVector<AffineMap> maps;
   for (OpOperand *in : g.getDpsInputOperands())
     maps.push_back(g.getMatchingIndexingMap(in));
-  maps.push_back(AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, ctx)}, ctx));
+  maps.push_back(perFilter);
   for (OpOperand &out : g.getDpsInitsMutable())
     maps.push_back(g.getMatchingIndexingMap(&out));
   unsigned numInputs = g.getNumDpsInputs();
@@ -196,7 +219,7 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
           mapping.map(old.getArgument(i), args[i]);
         for (unsigned i = numInputs; i < old.getNumArguments(); ++i)
           mapping.map(old.getArgument(i), args[i + 1]);
-        unsigned at = use.getOperandNumber();
+        unsigned at = use0.getOperandNumber();
         mapping.map(old.getArgument(at), b.create<arith::AddFOp>(l, args[at], args[numInputs]));
         for (Operation &op : old.without_terminator())
           b.clone(op, mapping);
@@ -206,11 +229,7 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
         b.create<linalg::YieldOp>(l, yielded);
       });
   r.replaceOp(g, withBias.getResults());
-  r.setInsertionPoint(conv);
-  Location loc = conv.getLoc();
-  Value zero = r.create<arith::ConstantOp>(loc, r.getZeroAttr(type.getElementType()));
-  Value empty = r.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-  return r.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+  return zeroStart();
 }
 
 /// The conv input `x` [N, K, H, W] as [N, K, P] (P = H W) in a buffer padded

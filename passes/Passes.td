@@ -91,10 +91,11 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     and the GEMM a generic (n, panel, row, pixel, k) whose result is a view
     of the padded accumulator's first F x P corner. Every register tile is
     then full; padding columns hold garbage that no one reads. A packed conv
-    that starts from a per-filter bias and whose one user is an elementwise
-    generic gives that generic the bias (added to the conv's value first)
-    and starts from zeros: dlc-tile-and-vectorize starts register tiles
-    from a fill in registers, not from a bias written over the output.
+    that starts from a per-filter bias starts from zeros instead, the bias
+    added after it: by its one user where that is an elementwise generic
+    (added to the conv's value first), else by an add of its own that its
+    users read. dlc-tile-and-vectorize starts register tiles from a fill in
+    registers, not from a bias written over the output.
   }];
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",

@@ -40,10 +40,18 @@ func.func @bias_into_activation(%x: tensor<1x4x8x8xf32>, %b: tensor<8xf32>) -> t
 
 // -----
 
-// Two users of the conv: the bias stays its start.
+// Two users of the conv: the bias goes into an add of its own after the
+// GEMM (fused into its register tiles later), which both users read.
 // CHECK-LABEL: func.func @bias_two_users
-// CHECK-NOT: linalg.fill
-// CHECK: return
+// CHECK-SAME: (%{{.*}}: tensor<1x4x8x8xf32>, %[[B2:.*]]: tensor<8xf32>)
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x12x64xf32>)
+// CHECK: %[[CONV2:.*]] = tensor.expand_shape {{.*}} into tensor<1x8x8x8xf32>
+// CHECK: %[[ADD:.*]] = linalg.generic {{.*}} ins(%[[CONV2]], %[[B2]] : tensor<1x8x8x8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[V2:.*]]: f32, %[[BV2:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[SUM2:.*]] = arith.addf %[[V2]], %[[BV2]] : f32
+// CHECK-NEXT: linalg.yield %[[SUM2]] : f32
+// CHECK: %[[RELU2:.*]] = linalg.generic {{.*}} ins(%[[ADD]] : tensor<1x8x8x8xf32>)
+// CHECK: return %[[RELU2]], %[[ADD]]
 #id2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #row2 = affine_map<(d0, d1, d2, d3) -> (d1)>
 func.func @bias_two_users(%x: tensor<1x4x8x8xf32>, %b: tensor<8xf32>) -> (tensor<1x8x8x8xf32>, tensor<1x8x8x8xf32>) {
