@@ -172,15 +172,11 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
   if (!bias || scalar || !isa<FloatType>(type.getElementType()))
     return init;
   MLIRContext *ctx = r.getContext();
-  AffineMap identity = r.getMultiDimIdentityMap(type.getRank());
   AffineMap perFilter = AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, ctx)}, ctx);
-  SmallVector<utils::IteratorType> parallel(type.getRank(), utils::IteratorType::parallel);
   Location loc = conv.getLoc();
   auto zeroStart = [&] {
     r.setInsertionPoint(conv);
-    Value zero = r.create<arith::ConstantOp>(loc, r.getZeroAttr(type.getElementType()));
-    Value empty = r.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-    return r.create<linalg::FillOp>(loc, zero, empty).getResult(0);
+    return dlc::filled(r, loc, type, 0.0);
   };
   OpOperand *use = result.hasOneUse() ? &*result.getUses().begin() : nullptr;
   auto g = use ? dyn_cast<linalg::GenericOp>(use->getOwner()) : nullptr;
@@ -189,14 +185,12 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
       !g.getMatchingIndexingMap(use).isIdentity() || !dlc::hasScalarElementwiseBody(g)) {
     // No activation to carry it: the bias as an op of its own after the conv.
     r.setInsertionPointAfter(conv);
-    Value empty = r.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
-    auto add = r.create<linalg::GenericOp>(
-        loc, type, ValueRange{result, bias}, ValueRange{empty},
-        ArrayRef<AffineMap>{identity, perFilter, identity}, parallel,
-        [](OpBuilder &b, Location l, ValueRange args) {
-          b.create<linalg::YieldOp>(l, b.create<arith::AddFOp>(l, args[0], args[1]).getResult());
+    Value added = dlc::buildParallelGeneric(
+        r, loc, type, {result, bias}, {r.getMultiDimIdentityMap(type.getRank()), perFilter},
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::AddFOp>(l, args[0], args[1]);
         });
-    r.replaceAllUsesExcept(result, add.getResult(0), add);
+    r.replaceAllUsesExcept(result, added, added.getDefiningOp());
     return zeroStart();
   }
   OpOperand &use0 = *use;
