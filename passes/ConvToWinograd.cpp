@@ -213,8 +213,8 @@ Value transformStage(OpBuilder &b, Location loc, const Terms &terms, int64_t pDi
 
 /// V[a, b, n, c, ty, tx] = (Bt d B)[a][b], d the input patch at (m*ty,
 /// m*tx), in two stages over the phase-split rows `xd` [N, C, H, m*(TX+1)]:
-/// rows, T[a, n, c, ty, q] = sum_i Bt[a][i] xd[n, c, m*ty + i, q]; then
-/// columns, V[a, b, ...] = sum_j Bt[b][j] T[a, ..., ty, phase-split j + tx],
+/// rows, T[n, c, a, ty, q] = sum_i Bt[a][i] xd[n, c, m*ty + i, q]; then
+/// columns, V[a, b, ...] = sum_j Bt[b][j] T[..., a, ty, phase-split j + tx],
 /// written into `into` [alpha, alpha, N, C, TY, TX]. (As one bilinear sum
 /// the terms multiply: 16 per output for m = 4 against 2 x 4.)
 Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Value into) {
@@ -223,13 +223,13 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
   auto vt = cast<RankedTensorType>(into.getType());
   int64_t alpha = w.alpha(), m = w.m, n = xt.getDimSize(0), c = xt.getDimSize(1);
   int64_t ty = vt.getDimSize(4), tx = vt.getDimSize(5), q = xt.getDimSize(3);
-  Value tEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{alpha, n, c, ty, q},
+  Value tEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{n, c, alpha, ty, q},
                                            xt.getElementType());
   Value rows = transformStage(
-      b, loc, terms, 0, tEmpty, [&](BodyIndex &ix, Value i) {
+      b, loc, terms, 2, tEmpty, [&](BodyIndex &ix, Value i) {
         Value y = ix.add(ix.mul(ix.dim(3), m), i);
         return ix.b.create<tensor::ExtractOp>(ix.loc, xd,
-                                              ValueRange{ix.dim(1), ix.dim(2), y, ix.dim(4)});
+                                              ValueRange{ix.dim(0), ix.dim(1), y, ix.dim(4)});
       });
   // Column j of a patch is phase j % m, tile shift j / m of the split rows.
   Terms cols = terms;
@@ -239,7 +239,7 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
       b, loc, cols, 1, into, [&](BodyIndex &ix, Value at) {
         Value q = ix.add(at, ix.dim(5));
         return ix.b.create<tensor::ExtractOp>(
-            ix.loc, rows, ValueRange{ix.dim(0), ix.dim(2), ix.dim(3), ix.dim(4), q});
+            ix.loc, rows, ValueRange{ix.dim(2), ix.dim(3), ix.dim(0), ix.dim(4), q});
       });
 }
 
@@ -291,7 +291,7 @@ linalg::GenericOp epilogueOf(Value v, bool wholeInputs) {
 }
 
 /// The column stage of the output transform: out[n, f, m*ty + i, m*tx + j]
-/// = start + sum_b At[j][b] S[i, b, n, f, ty*TX + tx], start `init`'s
+/// = start + sum_b At[j][b] S[n, f, i, b, ty*TX + tx], start `init`'s
 /// element unless `start` knows it, then `epilogue` (the elementwise op
 /// reading `conv`, the conv's result) if any; one scf.forall iteration per
 /// output row (n, f, m*ty + i). Per block of up to `width` tiles along the
@@ -333,7 +333,7 @@ Value outputColumns(OpBuilder &b, Location loc, const Winograd &w, Value s, Valu
     SmallVector<Value> sb;
     for (int64_t bb = 0; bb < alpha; ++bb)
       sb.push_back(b.create<vector::TransferReadOp>(loc, tilesType, s,
-                                                    ValueRange{i, idx(bb), bn, bf, p}, pad,
+                                                    ValueRange{bn, bf, i, idx(bb), p}, pad,
                                                     ArrayRef<bool>{true}));
     SmallVector<Value> y;
     for (int64_t j = 0; j < m; ++j) {
@@ -412,9 +412,12 @@ Value outputColumns(OpBuilder &b, Location loc, const Winograd &w, Value s, Valu
 }
 
 /// init[n, f, m*ty + i, m*tx + j] + (At M A)[i][j] over M [alpha^2, N, F',
-/// P'] (tile p = ty*TX + tx), in two stages: S[i, b, n, f, p] = sum_a
+/// P'] (tile p = ty*TX + tx), in two stages: S[n, f, i, b, p] = sum_a
 /// At[i][a] M[a*alpha + b, n, f, p] over whole rows of tiles (a generic);
-/// then outputColumns.
+/// then outputColumns. The stages' results put the transform's own index
+/// (i, or the input transform's a) inside the channel, so that one
+/// channel's rows are read by all of its terms while in cache: with it
+/// outermost each of its values made a pass over the whole input.
 Value outputTransform(OpBuilder &b, Location loc, const Winograd &w, Value mats, Value init,
                       const Start &start, int64_t width, linalg::GenericOp epilogue,
                       Value conv) {
@@ -424,12 +427,12 @@ Value outputTransform(OpBuilder &b, Location loc, const Winograd &w, Value mats,
   int64_t alpha = w.alpha(), m = w.m, n = t.getDimSize(0), f = t.getDimSize(1);
   int64_t pp = mt.getDimSize(3);
   Type elem = t.getElementType();
-  Value sEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{m, alpha, n, f, pp}, elem);
+  Value sEmpty = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{n, f, m, alpha, pp}, elem);
   Value rows = transformStage(
-      b, loc, terms, 0, sEmpty, [&](BodyIndex &ix, Value a) {
-        Value ab = ix.add(ix.mul(a, alpha), ix.dim(1));
+      b, loc, terms, 2, sEmpty, [&](BodyIndex &ix, Value a) {
+        Value ab = ix.add(ix.mul(a, alpha), ix.dim(3));
         return ix.b.create<tensor::ExtractOp>(ix.loc, mats,
-                                              ValueRange{ab, ix.dim(2), ix.dim(3), ix.dim(4)});
+                                              ValueRange{ab, ix.dim(0), ix.dim(1), ix.dim(4)});
       });
   return outputColumns(b, loc, w, rows, init, start, width, epilogue, conv);
 }

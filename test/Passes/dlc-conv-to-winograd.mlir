@@ -28,7 +28,7 @@
 // CHECK: %[[VBUF:.*]] = bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
 // CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
 // CHECK: %[[INTO:.*]] = tensor.expand_shape %[[CORNER]] {{.*}} into tensor<4x4x1x2x3x4xf32>
-// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x1x2x3x10xf32>)
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x3x10xf32>)
 // CHECK: tensor.extract %[[XD]]
 // CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>)
 // CHECK: tensor.extract %[[ROWS]]
@@ -36,14 +36,14 @@
 // CHECK: %[[V:.*]] = tensor.insert_slice %[[V12]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
 // CHECK: %[[GEMM:.*]] = linalg.generic {indexing_maps = [#[[$UMAP]], #[[$VMAP]], #[[$MMAP]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[U]], %[[V]] : tensor<16x1x2x6xf32>, tensor<16x1x2x16xf32>) outs(%{{.*}} : tensor<16x1x1x6x16xf32>)
 // CHECK: %[[M:.*]] = tensor.collapse_shape %[[GEMM]] {{.*}} into tensor<16x1x6x16xf32>
-// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x1x3x16xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x2x4x16xf32>)
 // CHECK: tensor.extract %[[M]]
 // CHECK: %[[Y:.*]] = scf.forall (%[[N:.*]], %[[F:.*]], %[[ROW:.*]]) in (1, 3, 6) shared_outs(%[[ACC:.*]] = %[[INIT]]) -> (tensor<1x3x6x8xf32>)
 // CHECK: %[[TY:.*]] = arith.divui %[[ROW]], %{{.*}} : index
 // CHECK: %[[I:.*]] = arith.remui %[[ROW]], %{{.*}} : index
 // CHECK: %[[P:.*]] = arith.muli %[[TY]], %{{.*}} : index
 // CHECK: %[[OUTROW:.*]] = tensor.extract_slice %[[ACC]][%[[N]], %[[F]], %[[ROW]], 0] [1, 1, 1, 8]
-// CHECK: %[[S0:.*]] = vector.transfer_read %[[S]][%[[I]], %{{.*}}, %[[N]], %[[F]], %[[P]]]{{.*}} : tensor<2x4x1x3x16xf32>, vector<4xf32>
+// CHECK: %[[S0:.*]] = vector.transfer_read %[[S]][%[[N]], %[[F]], %[[I]], %{{.*}}, %[[P]]]{{.*}} : tensor<1x3x2x4x16xf32>, vector<4xf32>
 // CHECK-COUNT-3: vector.transfer_read %[[S]]
 // CHECK: %[[Y0:.*]] = arith.addf
 // CHECK: %[[Y1:.*]] = arith.subf
@@ -75,13 +75,13 @@ func.func @winograd_f2(%x: tensor<1x2x8x10xf32>, %init: tensor<1x3x6x8xf32>) -> 
 // F4-LABEL: func.func @winograd_f4_relu
 // F4-SAME: dlc.conv_kernels = ["?: Winograd F(4x4,3x3), 36 GEMMs over 12 tiles; {{.*}}, epilogue in registers"]
 // F4: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 3, 8)
-// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<4xf32>
+// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<1x3x4x6x16xf32>, vector<4xf32>
 // F4: %[[A:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
 // F4: %[[B:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
 // F4: %[[AB:.*]] = vector.interleave %[[A]], %[[B]] : vector<8xf32> -> vector<16xf32>
 // F4: %[[RELU:.*]] = arith.maximumf %[[AB]], %{{.*}} : vector<16xf32>
 // F4: %[[ROW:.*]] = vector.transfer_write %[[RELU]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {{.*}} : vector<16xf32>, tensor<1x1x1x24xf32>
-// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<4x6x1x3x16xf32>, vector<2xf32>
+// F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<1x3x4x6x16xf32>, vector<2xf32>
 // F4: vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
 // F4: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
 // F4: vector.transfer_write %{{.*}}, %[[ROW]][%{{.*}}, %{{.*}}, %{{.*}}, %c16] {{.*}} : vector<8xf32>, tensor<1x1x1x24xf32>
