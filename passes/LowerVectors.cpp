@@ -411,9 +411,64 @@ FailureOr<LaneAffine> laneAffine(Value v, int64_t n, PatternRewriter *rewriter, 
   return failure();
 }
 
-/// An unmasked gather from a contiguous buffer whose indices advance by 1
-/// or 2 per lane (an im2col's row of a stride-1 or stride-2 conv): one
-/// contiguous read, or readEveryOther, of the buffer seen as one row. The
+/// Lanes i = 0..lanes-1 of `rows` (innermost dim contiguous) at `indices`,
+/// the innermost index advancing by `step` per lane: contiguous reads of
+/// `lanes` elements spanning the step * (lanes - 1) + 1 needed, the last
+/// ending on the last element needed (none reads past it), and one
+/// two-source shuffle per read after the first, each adding that read's
+/// lanes to those picked so far. (Step 4: a Winograd F(4x4) input row
+/// split into its 4 phases, one lane a tile; four reads, three shuffles,
+/// where the gather lowering read one scalar per lane.)
+Value readEveryNth(RewriterBase &rewriter, Location loc, Value rows, SmallVector<Value> indices,
+                   int64_t lanes, int64_t step, Value padding) {
+  auto rowsType = cast<MemRefType>(rows.getType());
+  int64_t span = step * (lanes - 1) + 1;
+  auto lineType = VectorType::get({lanes}, rowsType.getElementType());
+  AffineMap minor = AffineMap::getMinorIdentityMap(rowsType.getRank(), 1, rewriter.getContext());
+  auto inBounds = rewriter.getBoolArrayAttr({true});
+  Value start = indices.back();
+  SmallVector<int64_t> offsets;
+  for (int64_t o = 0; o < span; o += lanes)
+    offsets.push_back(std::min(o, span - lanes));
+  Value picked;
+  SmallVector<bool> filled(lanes, false);
+  for (int64_t offset : offsets) {
+    indices.back() = offset ? rewriter.create<arith::AddIOp>(
+                                  loc, start, rewriter.create<arith::ConstantIndexOp>(loc, offset))
+                            : start;
+    Value read = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
+                                                         AffineMapAttr::get(minor), padding,
+                                                         Value(), inBounds);
+    if (!picked) {
+      picked = read;
+      for (int64_t i = 0; i < lanes && step * i < lanes; ++i)
+        filled[i] = true;
+      // Lanes not yet picked hold whatever the first read has there.
+      SmallVector<int64_t> mask;
+      for (int64_t i = 0; i < lanes; ++i)
+        mask.push_back(filled[i] ? step * i : i);
+      picked = rewriter.create<vector::ShuffleOp>(loc, read, read, mask);
+      continue;
+    }
+    SmallVector<int64_t> mask;
+    for (int64_t i = 0; i < lanes; ++i) {
+      int64_t e = step * i;
+      if (!filled[i] && e >= offset && e < offset + lanes) {
+        mask.push_back(lanes + e - offset);
+        filled[i] = true;
+      } else {
+        mask.push_back(i);
+      }
+    }
+    picked = rewriter.create<vector::ShuffleOp>(loc, picked, read, mask);
+  }
+  return picked;
+}
+
+/// An unmasked gather from a contiguous buffer whose indices advance by 1,
+/// 2 or 4 per lane (an im2col's row of a stride-1 or stride-2 conv, a
+/// Winograd F(4x4) row split into phases): one contiguous read,
+/// readEveryOther or readEveryNth, of the buffer seen as one row. The
 /// gather lowering reads one scalar per lane: ResNet-50's first im2col
 /// (7x7, stride 2) took 0.80 ms of its 82 at one thread, the GEMM after it
 /// 2.9; MobileNetV2's (3x3, stride 2) 0.165 ms, read this way 0.06.
@@ -438,7 +493,7 @@ struct StridedGatherAsReads : OpRewritePattern<vector::GatherOp> {
     for (int64_t i = 1; i < n; ++i)
       if (check->lanes[i] - check->lanes[i - 1] != step)
         return failure();
-    if (step != 1 && step != 2)
+    if (step != 1 && step != 2 && step != 4)
       return failure();
     LaneAffine index = *laneAffine(op.getIndexVec(), n, &rewriter, loc);
     Value start = rewriter.create<arith::ConstantIndexOp>(loc, index.lanes[0]);
@@ -454,8 +509,10 @@ struct StridedGatherAsReads : OpRewritePattern<vector::GatherOp> {
       read = rewriter.create<vector::TransferReadOp>(
           loc, VectorType::get({n}, type.getElementType()), row, ValueRange{start}, zero,
           ArrayRef<bool>{true});
-    else
+    else if (step == 2)
       read = readEveryOther(rewriter, loc, row, {start}, n, zero);
+    else
+      read = readEveryNth(rewriter, loc, row, {start}, n, step, zero);
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, type, read);
     return success();
   }

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -20,6 +21,35 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
+/// Whether `v` is computed from constants alone by side-effect-free ops
+/// (a gather's lane offsets, a constant broadcast to the vector's rank):
+/// the body recomputes it rather than taking it as an argument, so that
+/// the body's vector patterns (dlc-lower-vectors reads a gather's indices
+/// as a scalar plus constant lane offsets) still see the constants.
+bool constantExpression(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (def->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  // Values only (a buffer, even a global's, stays an argument: the cost
+  // model counts the bytes each body shares).
+  return depth < 8 && !isa<MemRefType>(v.getType()) && def->getNumOperands() > 0 &&
+         def->getNumResults() == 1 && def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+         llvm::all_of(def->getOperands(),
+                      [&](Value x) { return constantExpression(x, depth + 1); });
+}
+
+/// Clones constantExpression `v` (and what it is computed from) at `b`.
+Value cloneConstantExpression(OpBuilder &b, Value v, IRMapping &map) {
+  if (Value done = map.lookupOrNull(v))
+    return done;
+  Operation *def = v.getDefiningOp();
+  for (Value x : def->getOperands())
+    cloneConstantExpression(b, x, map);
+  return b.clone(*def, map)->getResult(0);
+}
+
 /// What a memref's bytes belong to: an entry argument, a global, or a byte
 /// range of the arena (a memref.view at a constant offset).
 struct BufferRoot {
@@ -201,11 +231,9 @@ struct OutlineParallelLoopsPass
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop.getRegion(), captured);
     SmallVector<Value> passed;
-    for (Value v : captured) {
-      Operation *def = v.getDefiningOp();
-      if (!(def && def->hasTrait<OpTrait::ConstantLike>()))
+    for (Value v : captured)
+      if (!constantExpression(v))
         passed.push_back(v);
-    }
 
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointToEnd(module.getBody());
@@ -226,8 +254,8 @@ struct OutlineParallelLoopsPass
     b.setInsertionPointToStart(entryBlock);
     IRMapping map;
     for (Value v : captured)
-      if (Operation *def = v.getDefiningOp(); def && def->hasTrait<OpTrait::ConstantLike>())
-        map.map(v, b.clone(*def)->getResult(0));
+      if (constantExpression(v))
+        cloneConstantExpression(b, v, map);
     for (auto [v, arg] : llvm::zip(passed, entryBlock->getArguments().drop_front(2)))
       map.map(v, arg);
 

@@ -135,9 +135,12 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
     fewer multiplies for m = 2, 4x for m = 4). The filter transform G g Gt
     runs at compile time, packed into the register tile's row panels
     [(m+2)^2, F'/rows, C, rows]. At run time: a copy of the input with each
-    row split into its m phases (the one gather), the input transform
+    row split into its m phases (the one gather; a zero-padded input is
+    padded to whole tiles of m columns, so that no tile's column is
+    clamped and the gather lowers to contiguous loads), the input transform
     Bt d B as two generics (rows, then columns) whose terms come from
-    constant tables, the GEMMs as one contraction generic (ab, n, panel,
+    constant tables, each stage's own index inside the channel (a
+    channel's rows serve all its terms from cache), the GEMMs as one contraction generic (ab, n, panel,
     row, tile, c) over tiles padded to `pad-lanes`, and the output transform
     At M A: a row stage (a generic), then the column stage as vector code,
     an scf.forall over output rows whose `vector-width`-tile blocks
@@ -351,8 +354,9 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
     multi-reductions reduce in parallel lanes, transfers are split into full
     and partial tiles and unrolled to 1-D, so convert-vector-to-llvm sees only
     1-D vector ops the x86 backend maps onto ymm/zmm registers. Gathers
-    whose indices advance by 1 or 2 per lane (an im2col's rows) become
-    contiguous loads (and a shuffle); loads of a lane count that is not a
+    whose indices advance by 1, 2 or 4 per lane (an im2col's rows, a
+    Winograd F(4x4) input row split into phases) become contiguous loads
+    (and a shuffle per load after the first); loads of a lane count that is not a
     multiple of 4 (7-wide rows) become masked loads of the next power of
     two. Reads along a stride-2 dim (a stride-2 depthwise conv's or pool's
     taps) are two loads and a shuffle of the even elements; where 8-lane
@@ -616,8 +620,10 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     constant bounds becomes a private function
     `dlc_parallel_body_N(%lo: index, %hi: index, captured...)` that runs the
     linearized iterations [lo, hi), and a call to it over [0, trip count)
-    marked `dlc.parallel`. Constants are cloned into the body instead of
-    being passed. A body whose captured buffers provably share no bytes
+    marked `dlc.parallel`. Constants, and values computed from constants
+    alone by side-effect-free ops (a gather's lane offsets hoisted out of
+    the loop), are cloned into the body instead of being passed: the body's
+    vector patterns still see them. A body whose captured buffers provably share no bytes
     (distinct entry arguments, globals, disjoint arena ranges) is marked
     `dlc.disjoint_buffers`. The entry is marked `llvm.bareptr` (one pointer per
     tensor); bodies take full memref descriptors, since captured views may

@@ -3,7 +3,7 @@
 
 // F(2x2, 3x3) on a 6x8 output: 3x4 tiles from 4x4 patches. The input rows
 // are split into their 2 phases ([.., 8, 2, 5], one gather), the input
-// transform runs as a row stage over (a, n, c, ty, q) and a column stage
+// transform runs as a row stage over (n, c, a, ty, q) and a column stage
 // over (a, b, n, c, ty, tx) into the first 12 tiles of V [16, N, C, 16]
 // (tiles padded to the 16 lanes of the 6-row panels); 16 GEMMs as one
 // generic (ab, n, panel, row, tile, c) over the filter transformed and
@@ -74,6 +74,18 @@ func.func @winograd_f2(%x: tensor<1x2x8x10xf32>, %init: tensor<1x3x6x8xf32>) -> 
 // CHECK-LABEL: func.func @winograd_f4_relu
 // F4-LABEL: func.func @winograd_f4_relu
 // F4-SAME: dlc.conv_kernels = ["?: Winograd F(4x4,3x3), 36 GEMMs over 12 tiles; {{.*}}, epilogue in registers"]
+// The input (an argument, 26 columns) is too narrow for 7 tiles of 4: the
+// phase split's first 6 tiles need no clamp (a generic of their own, its
+// stride-4 reads contiguous loads once lowered); the last one clamps.
+// F4: %[[SPLIT:.*]] = tensor.empty() : tensor<1x2x10x4x7xf32>
+// F4: %[[MAIN:.*]] = tensor.extract_slice %[[SPLIT]][0, 0, 0, 0, 0] [1, 2, 10, 4, 6]
+// F4: linalg.generic {{.*}} outs(%[[MAIN]] : tensor<1x2x10x4x6xf32>)
+// F4-NOT: arith.minsi
+// F4: linalg.yield
+// F4: %[[WITHMAIN:.*]] = tensor.insert_slice
+// F4: %[[TAIL:.*]] = tensor.extract_slice %[[WITHMAIN]][0, 0, 0, 0, 6] [1, 2, 10, 4, 1]
+// F4: linalg.generic {{.*}} outs(%[[TAIL]] : tensor<1x2x10x4x1xf32>)
+// F4: arith.minsi
 // F4: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 3, 8)
 // F4-COUNT-6: vector.transfer_read %{{.*}} : tensor<1x3x4x6x16xf32>, vector<4xf32>
 // F4: %[[A:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<4xf32> -> vector<8xf32>
@@ -99,6 +111,32 @@ func.func @winograd_f4_relu(%x: tensor<1x2x10x26xf32>) -> tensor<1x3x8x24xf32> {
     linalg.yield %r : f32
   } -> tensor<1x3x8x24xf32>
   return %1 : tensor<1x3x8x24xf32>
+}
+
+// -----
+
+// The conv's input is a zero pad to 18 columns; F(4x4)'s 4 tiles of 4 take
+// 20 (5 tiles of 4 in the phase split): the pad is made 2 columns wider
+// (zeros the conv never reads) and the split reads no clamped column.
+// F4-LABEL: func.func @winograd_wider_pad
+// F4: %[[XP:.*]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 3]
+// F4: } : tensor<1x2x16x16xf32> to tensor<1x2x18x20xf32>
+// F4: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x18x4x5xf32>)
+// F4-NOT: arith.minsi
+// F4: tensor.extract %[[XP]]
+// F4-NOT: arith.minsi
+// F4: linalg.yield
+func.func @winograd_wider_pad(%x: tensor<1x2x16x16xf32>) -> tensor<1x3x16x16xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x2x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x16x16xf32> to tensor<1x2x18x18xf32>
+  %empty = tensor.empty() : tensor<1x3x16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%xp, %w : tensor<1x2x18x18xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x16x16xf32>) -> tensor<1x3x16x16xf32>
+  return %0 : tensor<1x3x16x16xf32>
 }
 
 // -----

@@ -235,6 +235,35 @@ func.func @unit_stride_gather(%m: memref<3x226xf32>, %s: index) -> vector<8xf32>
   return %g : vector<8xf32>
 }
 
+// Stride 4 (a Winograd F(4x4) input row split into its phases): four
+// contiguous 8-lane loads, the last ending on the last element needed
+// (start + 28), and a shuffle per load after the first adding its two lanes.
+// CHECK-LABEL: func.func @stride_four_gather
+// CHECK-SAME: (%[[M:.*]]: memref<64x60xf32>, %[[S:.*]]: index)
+// CHECK-NOT: memref.load
+// CHECK: %[[START:.*]] = arith.addi %[[S]], %c2 : index
+// CHECK: %[[ROW:.*]] = memref.collapse_shape %[[M]] {{\[\[}}0, 1]] : memref<64x60xf32> into memref<3840xf32>
+// CHECK: %[[A:.*]] = vector.load %[[ROW]][%[[START]]]
+// CHECK: %[[A2:.*]] = vector.shuffle %[[A]], %[[A]] [0, 4, 2, 3, 4, 5, 6, 7]
+// CHECK: %[[B:.*]] = vector.load %[[ROW]]
+// CHECK: %[[AB:.*]] = vector.shuffle %[[A2]], %[[B]] [0, 1, 8, 12, 4, 5, 6, 7]
+// CHECK: %[[C:.*]] = vector.load %[[ROW]]
+// CHECK: %[[ABC:.*]] = vector.shuffle %[[AB]], %[[C]] [0, 1, 2, 3, 8, 12, 6, 7]
+// CHECK: %[[LAST:.*]] = arith.addi %[[START]], %c21 : index
+// CHECK: %[[D:.*]] = vector.load %[[ROW]][%[[LAST]]]
+// CHECK: %[[ALL:.*]] = vector.shuffle %[[ABC]], %[[D]] [0, 1, 2, 3, 4, 5, 11, 15]
+// CHECK: return %[[ALL]]
+func.func @stride_four_gather(%m: memref<64x60xf32>, %s: index) -> vector<8xf32> {
+  %c0 = arith.constant 0 : index
+  %iota = arith.constant dense<[2, 6, 10, 14, 18, 22, 26, 30]> : vector<8xindex>
+  %b = vector.broadcast %s : index to vector<8xindex>
+  %i = arith.addi %b, %iota : vector<8xindex>
+  %mask = arith.constant dense<true> : vector<8xi1>
+  %pass = arith.constant dense<0.0> : vector<8xf32>
+  %g = vector.gather %m[%c0, %c0] [%i], %mask, %pass : memref<64x60xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  return %g : vector<8xf32>
+}
+
 // Stride 3 stays a gather (one load per lane).
 // CHECK-LABEL: func.func @stride_three_gather
 // CHECK-NOT: memref.collapse_shape
