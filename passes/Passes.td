@@ -140,8 +140,9 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
     clamped and the gather lowers to contiguous loads), the input transform
     Bt d B as two generics (rows, then columns) whose terms come from
     constant tables, each stage's own index inside the channel (a
-    channel's rows serve all its terms from cache), the GEMMs as one contraction generic (ab, n, panel,
-    row, tile, c) over tiles padded to `pad-lanes`, and the output transform
+    channel's rows serve all its terms from cache), the GEMMs as one
+    contraction generic (ab, n, panel, row, tile, c) over tiles padded to
+    `pad-lanes`, and the output transform
     At M A: a row stage (a generic), then the column stage as vector code,
     an scf.forall over output rows whose `vector-width`-tile blocks
     interleave their m results into contiguous outputs. That stage starts
