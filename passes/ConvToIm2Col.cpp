@@ -193,7 +193,7 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
     r.replaceAllUsesExcept(result, added, added.getDefiningOp());
     return zeroStart();
   }
-  OpOperand &use0 = *use;
+  unsigned at = use->getOperandNumber();
   SmallVector<Value> inputs(g.getDpsInputs());
   inputs.push_back(bias);
   SmallVector<AffineMap> maps;
@@ -213,7 +213,6 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
           mapping.map(old.getArgument(i), args[i]);
         for (unsigned i = numInputs; i < old.getNumArguments(); ++i)
           mapping.map(old.getArgument(i), args[i + 1]);
-        unsigned at = use0.getOperandNumber();
         mapping.map(old.getArgument(at), b.create<arith::AddFOp>(l, args[at], args[numInputs]));
         for (Operation &op : old.without_terminator())
           b.clone(op, mapping);

@@ -144,45 +144,73 @@ constexpr int64_t kPairedLanes = 8;
 constexpr int64_t kPairedOrder[kPairedLanes] = {0, 1, 4, 5, 2, 3, 6, 7};
 
 /// Lanes i = 0..lanes-1 of `rows` (a memref whose innermost dim is
-/// contiguous) at `indices`, the innermost index advancing by 2 per lane:
-/// two contiguous reads spanning the 2 * lanes - 1 elements needed, and one
-/// shuffle picking every other element. The reads are `width` lanes each:
-/// the next power of two where the span holds it (6 lanes as two reads of
-/// 8). LLVM legalized a 6-lane read and shuffle, once combined with its
-/// neighbours' (a pool's windows), into one scalar extract per element.
-/// The second read ends on the last element needed: neither reads past it.
-Value readEveryOther(RewriterBase &rewriter, Location loc, Value rows,
-                     SmallVector<Value> indices, int64_t lanes, Value padding,
-                     bool paired = false) {
+/// contiguous) at `indices`, the innermost index advancing by `step` per
+/// lane: contiguous reads spanning the step * (lanes - 1) + 1 elements
+/// needed, the last ending on the last element needed (none reads past
+/// it), then one shuffle of the first two reads and one more per further
+/// read, each adding that read's lanes to those picked so far. The reads
+/// are `width` lanes each: the next power of two where the span holds it
+/// (6 lanes as reads of 8). LLVM legalized a 6-lane read and shuffle, once
+/// combined with its neighbours' (a pool's windows), into one scalar
+/// extract per element. Step 2 (stride-2 taps, an im2col's row of a
+/// stride-2 conv) is two reads and one shuffle; step 4 (a Winograd F(4x4)
+/// input row split into its phases) four reads and three shuffles, where
+/// the gather lowering read one scalar per lane.
+Value readEveryNth(RewriterBase &rewriter, Location loc, Value rows, SmallVector<Value> indices,
+                   int64_t lanes, int64_t step, Value padding, bool paired = false) {
   auto rowsType = cast<MemRefType>(rows.getType());
   int64_t rank = rowsType.getRank();
-  int64_t span = 2 * lanes - 1;
+  int64_t span = step * (lanes - 1) + 1;
   int64_t width = llvm::PowerOf2Ceil(lanes);
   if (width > span)
     width = lanes;
   auto lineType = VectorType::get({width}, rowsType.getElementType());
   AffineMap minor = AffineMap::getMinorIdentityMap(rank, 1, rewriter.getContext());
   auto inBounds = rewriter.getBoolArrayAttr({true});
-  Value first = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
-                                                        AffineMapAttr::get(minor), padding,
-                                                        Value(), inBounds);
-  Value shift = rewriter.create<arith::ConstantIndexOp>(loc, span - width);
-  indices.back() = rewriter.create<arith::AddIOp>(loc, indices.back(), shift);
-  Value second = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
-                                                         AffineMapAttr::get(minor), padding,
-                                                         Value(), inBounds);
-  // Lane i wants element 2i: first[2i] below `width`, else
-  // second[2i - (span - width)], shuffle index width + 2i - (span - width).
+  Value start = indices.back();
+  SmallVector<Value> reads;
+  SmallVector<int64_t> offsets;
+  for (int64_t o = 0; o < span; o += width) {
+    int64_t offset = std::min(o, span - width);
+    if (offset)
+      indices.back() = rewriter.create<arith::AddIOp>(
+          loc, start, rewriter.create<arith::ConstantIndexOp>(loc, offset));
+    reads.push_back(rewriter.create<vector::TransferReadOp>(
+        loc, lineType, rows, indices, AffineMapAttr::get(minor), padding, Value(), inBounds));
+    offsets.push_back(offset);
+  }
+  if (reads.size() == 1) { // one lane: the shuffle takes two operands
+    reads.push_back(reads[0]);
+    offsets.push_back(0);
+  }
+  // Lane i wants element step * i, from the first read holding it.
+  auto from = [&](int64_t i) {
+    int64_t k = 0;
+    while (step * i >= offsets[k] + width)
+      ++k;
+    return std::make_pair(k, step * i - offsets[k]);
+  };
   SmallVector<int64_t> mask;
-  for (int64_t i = 0; i < lanes; ++i)
-    mask.push_back(2 * i < width ? 2 * i : 2 * width + 2 * i - span);
+  for (int64_t i = 0; i < lanes; ++i) {
+    auto [k, at] = from(i);
+    mask.push_back(k == 0 ? at : k == 1 ? width + at : i); // later reads: below
+  }
   if (paired) {
-    assert(lanes == kPairedLanes && "paired order is for 8 lanes");
+    assert(lanes == kPairedLanes && reads.size() == 2 && "paired order is for 8 lanes, 2 reads");
     SmallVector<int64_t> inOrder = mask;
     for (int64_t k = 0; k < lanes; ++k)
       mask[k] = inOrder[kPairedOrder[k]];
   }
-  return rewriter.create<vector::ShuffleOp>(loc, first, second, mask);
+  Value picked = rewriter.create<vector::ShuffleOp>(loc, reads[0], reads[1], mask);
+  for (size_t r = 2; r < reads.size(); ++r) {
+    mask.clear();
+    for (int64_t i = 0; i < lanes; ++i) {
+      auto [k, at] = from(i);
+      mask.push_back(k == int64_t(r) ? lanes + at : i);
+    }
+    picked = rewriter.create<vector::ShuffleOp>(loc, picked, reads[r], mask);
+  }
+  return picked;
 }
 
 /// Whether `op` reads V lanes along an innermost dim of stride 2 (a
@@ -200,7 +228,7 @@ bool isStrideTwoRead(vector::TransferReadOp op) {
          !memType.isDynamicDim(memType.getRank() - 1);
 }
 
-/// A stride-2 read (isStrideTwoRead) as readEveryOther over the underlying
+/// A stride-2 read (isStrideTwoRead) as readEveryNth over the underlying
 /// rows, its lanes in the paired order if `paired`.
 Value readStrideTwo(RewriterBase &rewriter, vector::TransferReadOp op, bool paired) {
   auto memType = cast<MemRefType>(op.getSource().getType());
@@ -237,7 +265,8 @@ Value readStrideTwo(RewriterBase &rewriter, vector::TransferReadOp op, bool pair
   SmallVector<Value> indices(op.getIndices());
   Value two = rewriter.create<arith::ConstantIndexOp>(loc, 2);
   indices.back() = rewriter.create<arith::MulIOp>(loc, indices.back(), two);
-  Value picked = readEveryOther(rewriter, loc, rows, indices, lanes, op.getPadding(), paired);
+  Value picked =
+      readEveryNth(rewriter, loc, rows, indices, lanes, /*step=*/2, op.getPadding(), paired);
   if (vecType.getRank() > 1)
     picked = rewriter.create<vector::BroadcastOp>(loc, vecType, picked);
   return picked;
@@ -411,64 +440,10 @@ FailureOr<LaneAffine> laneAffine(Value v, int64_t n, PatternRewriter *rewriter, 
   return failure();
 }
 
-/// Lanes i = 0..lanes-1 of `rows` (innermost dim contiguous) at `indices`,
-/// the innermost index advancing by `step` per lane: contiguous reads of
-/// `lanes` elements spanning the step * (lanes - 1) + 1 needed, the last
-/// ending on the last element needed (none reads past it), and one
-/// two-source shuffle per read after the first, each adding that read's
-/// lanes to those picked so far. (Step 4: a Winograd F(4x4) input row
-/// split into its 4 phases, one lane a tile; four reads, three shuffles,
-/// where the gather lowering read one scalar per lane.)
-Value readEveryNth(RewriterBase &rewriter, Location loc, Value rows, SmallVector<Value> indices,
-                   int64_t lanes, int64_t step, Value padding) {
-  auto rowsType = cast<MemRefType>(rows.getType());
-  int64_t span = step * (lanes - 1) + 1;
-  auto lineType = VectorType::get({lanes}, rowsType.getElementType());
-  AffineMap minor = AffineMap::getMinorIdentityMap(rowsType.getRank(), 1, rewriter.getContext());
-  auto inBounds = rewriter.getBoolArrayAttr({true});
-  Value start = indices.back();
-  SmallVector<int64_t> offsets;
-  for (int64_t o = 0; o < span; o += lanes)
-    offsets.push_back(std::min(o, span - lanes));
-  Value picked;
-  SmallVector<bool> filled(lanes, false);
-  for (int64_t offset : offsets) {
-    indices.back() = offset ? rewriter.create<arith::AddIOp>(
-                                  loc, start, rewriter.create<arith::ConstantIndexOp>(loc, offset))
-                            : start;
-    Value read = rewriter.create<vector::TransferReadOp>(loc, lineType, rows, indices,
-                                                         AffineMapAttr::get(minor), padding,
-                                                         Value(), inBounds);
-    if (!picked) {
-      picked = read;
-      for (int64_t i = 0; i < lanes && step * i < lanes; ++i)
-        filled[i] = true;
-      // Lanes not yet picked hold whatever the first read has there.
-      SmallVector<int64_t> mask;
-      for (int64_t i = 0; i < lanes; ++i)
-        mask.push_back(filled[i] ? step * i : i);
-      picked = rewriter.create<vector::ShuffleOp>(loc, read, read, mask);
-      continue;
-    }
-    SmallVector<int64_t> mask;
-    for (int64_t i = 0; i < lanes; ++i) {
-      int64_t e = step * i;
-      if (!filled[i] && e >= offset && e < offset + lanes) {
-        mask.push_back(lanes + e - offset);
-        filled[i] = true;
-      } else {
-        mask.push_back(i);
-      }
-    }
-    picked = rewriter.create<vector::ShuffleOp>(loc, picked, read, mask);
-  }
-  return picked;
-}
-
 /// An unmasked gather from a contiguous buffer whose indices advance by 1,
 /// 2 or 4 per lane (an im2col's row of a stride-1 or stride-2 conv, a
-/// Winograd F(4x4) row split into phases): one contiguous read,
-/// readEveryOther or readEveryNth, of the buffer seen as one row. The
+/// Winograd F(4x4) row split into phases): one contiguous read, or
+/// readEveryNth, of the buffer seen as one row. The
 /// gather lowering reads one scalar per lane: ResNet-50's first im2col
 /// (7x7, stride 2) took 0.80 ms of its 82 at one thread, the GEMM after it
 /// 2.9; MobileNetV2's (3x3, stride 2) 0.165 ms, read this way 0.06.
@@ -509,8 +484,6 @@ struct StridedGatherAsReads : OpRewritePattern<vector::GatherOp> {
       read = rewriter.create<vector::TransferReadOp>(
           loc, VectorType::get({n}, type.getElementType()), row, ValueRange{start}, zero,
           ArrayRef<bool>{true});
-    else if (step == 2)
-      read = readEveryOther(rewriter, loc, row, {start}, n, zero);
     else
       read = readEveryNth(rewriter, loc, row, {start}, n, step, zero);
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, type, read);

@@ -104,6 +104,18 @@ func.func @stride_two_read(%m: memref<1x4x8xf32, strided<[144, 36, 2], offset: 1
   return %v : vector<1x1x8xf32>
 }
 
+// One lane of a stride-2 dim (a tap's last column): one element read.
+// CHECK-LABEL: func.func @stride_two_one_lane
+// CHECK: memref.reinterpret_cast
+// CHECK: %[[E:.*]] = memref.load
+// CHECK: vector.splat %[[E]] : vector<1xf32>
+func.func @stride_two_one_lane(%m: memref<4x15xf32, strided<[30, 2]>>, %i: index) -> vector<1xf32> {
+  %c0 = arith.constant 0 : index
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %m[%i, %c0], %pad {in_bounds = [true]} : memref<4x15xf32, strided<[30, 2]>>, vector<1xf32>
+  return %v : vector<1xf32>
+}
+
 // Elementwise work on stride-2 reads alone (two taps of a depthwise conv,
 // a lane-uniform weight, a ReLU) runs in the paired lane order: each read
 // is one shuffle of its loads into lanes 0, 1, 4, 5, 2, 3, 6, 7 of the
@@ -237,20 +249,20 @@ func.func @unit_stride_gather(%m: memref<3x226xf32>, %s: index) -> vector<8xf32>
 
 // Stride 4 (a Winograd F(4x4) input row split into its phases): four
 // contiguous 8-lane loads, the last ending on the last element needed
-// (start + 28), and a shuffle per load after the first adding its two lanes.
+// (start + 28); one shuffle of the first two, then one per further load
+// adding its two lanes.
 // CHECK-LABEL: func.func @stride_four_gather
 // CHECK-SAME: (%[[M:.*]]: memref<64x60xf32>, %[[S:.*]]: index)
 // CHECK-NOT: memref.load
 // CHECK: %[[START:.*]] = arith.addi %[[S]], %c2 : index
 // CHECK: %[[ROW:.*]] = memref.collapse_shape %[[M]] {{\[\[}}0, 1]] : memref<64x60xf32> into memref<3840xf32>
 // CHECK: %[[A:.*]] = vector.load %[[ROW]][%[[START]]]
-// CHECK: %[[A2:.*]] = vector.shuffle %[[A]], %[[A]] [0, 4, 2, 3, 4, 5, 6, 7]
 // CHECK: %[[B:.*]] = vector.load %[[ROW]]
-// CHECK: %[[AB:.*]] = vector.shuffle %[[A2]], %[[B]] [0, 1, 8, 12, 4, 5, 6, 7]
 // CHECK: %[[C:.*]] = vector.load %[[ROW]]
-// CHECK: %[[ABC:.*]] = vector.shuffle %[[AB]], %[[C]] [0, 1, 2, 3, 8, 12, 6, 7]
 // CHECK: %[[LAST:.*]] = arith.addi %[[START]], %c21 : index
 // CHECK: %[[D:.*]] = vector.load %[[ROW]][%[[LAST]]]
+// CHECK: %[[AB:.*]] = vector.shuffle %[[A]], %[[B]] [0, 4, 8, 12, 4, 5, 6, 7]
+// CHECK: %[[ABC:.*]] = vector.shuffle %[[AB]], %[[C]] [0, 1, 2, 3, 8, 12, 6, 7]
 // CHECK: %[[ALL:.*]] = vector.shuffle %[[ABC]], %[[D]] [0, 1, 2, 3, 4, 5, 11, 15]
 // CHECK: return %[[ALL]]
 func.func @stride_four_gather(%m: memref<64x60xf32>, %s: index) -> vector<8xf32> {
