@@ -357,9 +357,9 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
     1-D vector ops the x86 backend maps onto ymm/zmm registers. Gathers
     whose indices advance by 1, 2 or 4 per lane (an im2col's rows, a
     Winograd F(4x4) input row split into phases) become contiguous loads
-    (and a shuffle per load after the first); loads of a lane count that is not a
-    multiple of 4 (7-wide rows) become masked loads of the next power of
-    two. Reads along a stride-2 dim (a stride-2 depthwise conv's or pool's
+    (one shuffle of the first two, one more per further load); loads of a
+    lane count that is not a multiple of 4 (7-wide rows) become masked
+    loads of the next power of two. Reads along a stride-2 dim (a stride-2 depthwise conv's or pool's
     taps) are two loads and a shuffle of the even elements; where 8-lane
     elementwise work reads only such taps and lane-uniform values (weights,
     BatchNorm, splats), the taps come in a paired lane order (0, 1, 4, 5,
