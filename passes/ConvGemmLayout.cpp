@@ -17,6 +17,17 @@ int64_t dlc::paddedPixels(int64_t p, int64_t lanes) {
   return tiles * lanes;
 }
 
+int64_t dlc::fusedColumnRows(int64_t batch, int64_t depth, int64_t oh, int64_t ow,
+                             int64_t lanes, int64_t maxDepth, int64_t l2Bytes) {
+  constexpr int64_t kFloat = 4;
+  if (batch != 1 || depth > maxDepth || lanes <= 0 || depth * oh * ow * kFloat <= l2Bytes)
+    return 0;
+  for (int64_t r = 1; r <= oh; ++r)
+    if (oh % r == 0 && (r * ow) % lanes == 0)
+      return depth * r * ow * kFloat <= kMaxFusedColumnBytes ? r : 0;
+  return 0;
+}
+
 /// The row panels' height for `filters`: the target's rows, or a lower
 /// panel of 8 or 6 rows, at least half as many (enough accumulators left
 /// to cover the FMA latency), where it pads the filters at least 1/9 less:

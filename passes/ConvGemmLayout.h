@@ -74,6 +74,22 @@ GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, i
 /// dlc-tile-and-vectorize), for at most 1/16 more work.
 int64_t paddedPixels(int64_t p, int64_t lanes);
 
+/// Output rows per cache tile where dlc-tile-and-vectorize builds an
+/// im2col GEMM's columns tile by tile, inside the GEMM's parallel loop
+/// (each tile's block is then read from L2 right after it is written,
+/// instead of the whole map's columns going through memory: 7.4 MB for
+/// ResNet's stem), else 0. It does for one image whose GEMM takes its depth
+/// whole (at most `maxDepth`, the GEMM's K cache tile: no partial sums),
+/// whose columns overflow L2 (`l2Bytes`; smaller ones stay in cache
+/// anyway), in tiles of whole output rows a multiple of `lanes` pixels
+/// wide whose block fits `maxBlockBytes` (a thread's stack scratch).
+int64_t fusedColumnRows(int64_t batch, int64_t depth, int64_t oh, int64_t ow, int64_t lanes,
+                        int64_t maxDepth, int64_t l2Bytes);
+
+/// The largest column block fusedColumnRows allows: each thread builds its
+/// own on its stack.
+constexpr int64_t kMaxFusedColumnBytes = 256 << 10;
+
 /// A buffer of `shape` for padded GEMM operands (not a tensor.empty:
 /// dlc-split-empty-tensors would give the columns and their padded home
 /// different buffers, and a copy between them).

@@ -290,12 +290,15 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
 /// (Upstream's im2col gathers along the flattened OH*OW, with a vector
 /// div/rem per element and no contiguous loads.)
 struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
-  Im2ColConv(MLIRContext *ctx, GemmLayout layout, bool foldPadding, bool implicitGemm)
+  Im2ColConv(MLIRContext *ctx, GemmLayout layout, bool foldPadding, bool implicitGemm,
+             int64_t fusedColumnsDepth, int64_t l2CacheBytes)
       : OpRewritePattern(ctx), layout(layout), foldPadding(foldPadding),
-        implicitGemm(implicitGemm) {}
+        implicitGemm(implicitGemm), fusedColumnsDepth(fusedColumnsDepth),
+        l2CacheBytes(l2CacheBytes) {}
   GemmLayout layout;
   bool foldPadding;  ///< plain GEMMs: read a zero pad's source (see im2colColumns)
   bool implicitGemm; ///< columns the CUDA conv kernels can gather (see the pass's doc)
+  int64_t fusedColumnsDepth, l2CacheBytes; ///< see dlc::fusedColumnRows
   LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp conv,
                                 PatternRewriter &r) const override {
     if (!conv.hasPureTensorSemantics())
@@ -322,7 +325,17 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
       // its first P pixels.
       GemmLayout l = dlc::layoutFor(layout, f, ckk, p);
       int64_t pp = paddedPixels(p, l.pixelTile());
-      recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp));
+      // Columns built per cache tile (dlc-tile-and-vectorize) come in
+      // compact blocks: the odd tile count for L1's sets is moot.
+      int64_t fusedRows = l.pixelRows ? 0
+                                      : dlc::fusedColumnRows(n, ckk, oh, ow, l.pixelTile(),
+                                                             fusedColumnsDepth, l2CacheBytes);
+      if (fusedRows)
+        pp = p;
+      recordKernel(conv, "im2col + GEMM; " + packedKernelName(l, f, p, pp) +
+                             (fusedRows ? "; columns built per " + std::to_string(fusedRows) +
+                                              "-row tile in the GEMM's loop"
+                                        : std::string()));
       Value cols;
       if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
@@ -496,7 +509,8 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     RewritePatternSet patterns(&getContext());
     GemmLayout layout{packRows, padLanes, /*pixelRows=*/false, narrowLanes};
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
-    patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm);
+    patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm, fusedColumnsDepth,
+                            l2CacheBytes);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

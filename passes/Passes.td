@@ -90,7 +90,10 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     the columns and of the accumulator padded to a multiple of `pad-lanes`,
     and the GEMM a generic (n, panel, row, pixel, k) whose result is a view
     of the padded accumulator's first F x P corner. Every register tile is
-    then full; padding columns hold garbage that no one reads. A packed conv
+    then full; padding columns hold garbage that no one reads. Past 16
+    tiles, im2col columns are padded to an odd number of tiles (L1's sets),
+    except those dlc-tile-and-vectorize builds per cache tile
+    (`fused-columns-depth`, dlc::fusedColumnRows). A packed conv
     that starts from a per-filter bias starts from zeros instead, the bias
     added after it: by its one user where that is an elementwise generic
     (added to the conv's value first), else by an add of its own that its
@@ -112,6 +115,12 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,
+    Option<"fusedColumnsDepth", "fused-columns-depth", "int64_t", /*default=*/"0",
+           "with pack-rows: GEMMs of at most this depth whose columns "
+           "dlc-tile-and-vectorize builds per cache tile (dlc::fusedColumnRows) "
+           "keep their pixels unpadded past whole tiles (0: none)">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", /*default=*/"524288",
+           "a core's L2: columns under it are not built per cache tile">,
     Option<"implicitGemm", "implicit-gemm", "bool", /*default=*/"false",
            "f32 convs with a constant filter and over 16 filters: columns in (tap, "
            "channel) order, the filter permuted to match, the gather marked for "
@@ -229,6 +238,13 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     32 cache tiles takes its panels in smaller groups, inside the pixel
     tiles, until there are 32 (or single panels); one with under 4 pixel
     tiles (ResNet-50's 7x7 maps) takes its panels in groups that make 32.
+    With `fuse-columns`, a panel GEMM whose columns are an im2col generic's
+    (reshaped, unpadded) that dlc::fusedColumnRows allows (one image, K
+    whole, columns over `l2-cache-bytes`) builds them in its cache tiles:
+    tiles of whole output rows and all panels, the im2col tiled to the
+    tile's rows into a block of the iteration's own (a thread's stack, see
+    dlc-parallel-scratch-on-stack), gathers vectorized there, and the block
+    kept in L1 while the panels pass (an odd number of register tiles wide).
     A GEMM with fewer rows than `rows` (a batch-1 fully connected layer) widens its register tile
     along N instead, up to twelve accumulators, and splits its weight panels
     into two cache tiles at least (the threads share the weights).
@@ -253,6 +269,11 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     Option<"cacheM", "cache-m", "int64_t", "64", "cache tile along M">,
     Option<"cacheN", "cache-n", "int64_t", "128", "cache tile along N">,
     Option<"cacheK", "cache-k", "int64_t", "256", "cache tile along K">,
+    Option<"fuseColumns", "fuse-columns", "bool", /*default=*/"false",
+           "build an im2col GEMM's columns per cache tile of output rows, in the "
+           "GEMM's parallel loop, where dlc::fusedColumnRows allows">,
+    Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", /*default=*/"524288",
+           "a core's L2: columns under it are built once, whole">,
     Option<"minForallTiles", "min-forall-tiles", "int64_t", /*default=*/"8",
            "cache tiles a panel GEMM with operands in L2 is split into at least, "
            "for an even share among threads (0: off)">,
@@ -747,6 +768,26 @@ def ExpandBF16 : Pass<"dlc-expand-bf16", "mlir::func::FuncOp"> {
     it would change the code of every Relu and MaxPool.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def ParallelScratchOnStack : Pass<"dlc-parallel-scratch-on-stack", "mlir::func::FuncOp"> {
+  let summary = "A parallel iteration's own static buffers on the running thread's stack";
+  let description = [{
+    On buffers, before dlc-plan-memory: a static memref.alloc inside an
+    scf.parallel whose uses (and views) all stay in the outermost parallel
+    loop's iteration (a GEMM cache tile's own column block, built by
+    dlc-tile-and-vectorize's fuse-columns) is needed by each thread at once,
+    which the arena's fixed offsets cannot give. It becomes a memref.alloca
+    at the top of a memref.alloca_scope wrapping the iteration (the stack
+    comes back at each iteration's end, also where the loop stays serial).
+    Buffers over max-bytes stay allocations (dlc-verify-no-heap-alloc then
+    reports them): the runtime's threads have the platform's default stack.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"262144",
+           "largest buffer put on the stack">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
 def VerifyNoHeapAlloc : Pass<"dlc-verify-no-heap-alloc", "mlir::ModuleOp"> {

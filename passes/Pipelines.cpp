@@ -62,6 +62,23 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
 /// dlc ops to linalg on tensors, fused elementwise chains; depthwise convs
 /// and pools as elementwise ops over their window's taps first where asked,
 /// so that they vectorize and their bias and activation fuse into them.
+/// A core's L2, 512 KB where the target does not say.
+int64_t l2Bytes(const dlc::CpuPipelineOptions &opts) {
+  return opts.l2CacheBytes > 0 ? opts.l2CacheBytes : 512 << 10;
+}
+
+/// The K cache tile of the GEMMs: 1024 instead of 256 where a core has 1 MB
+/// of L2 or more (the column block, 64 KB at 16 lanes, then streams from L2
+/// with a quarter of the partial-sum passes). Zen 4, one thread: ResNet-18
+/// 24.7 -> 21.6 ms, ResNet-50 67.6 -> 63.9 (36.2 -> 33.8 at two),
+/// MobileNetV2 7.60 -> 7.34; 512 and 2048 in between. AVX-512's 12 x 16
+/// tiles on the device's Sapphire Rapids (2 MB of L2), interleaved rounds,
+/// best of 5: ResNet-18 5.80 -> 5.44 ms at 16 threads (35.6 -> 35.0 at
+/// one), MobileNetV2 2.44 -> 2.35 (one thread alike, 9.1).
+int64_t gemmDepthTile(const dlc::CpuPipelineOptions &opts) {
+  return opts.l2CacheBytes >= (1 << 20) ? 1024 : 256;
+}
+
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
                       bool foldPoolPadding = false, bool windowTaps = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
@@ -111,6 +128,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     im2col.packRows = opts.vectorWidth < 16 ? (wideRegisterFile ? 8 : 6) : 12;
     im2col.padLanes = 2 * opts.vectorWidth;
     im2col.narrowLanes = opts.vectorWidth < 16 ? 0 : opts.vectorWidth;
+    // Columns dlc-tile-and-vectorize builds per cache tile (its K tile).
+    im2col.fusedColumnsDepth = gemmDepthTile(opts);
+    im2col.l2CacheBytes = l2Bytes(opts);
   }
   // Small stride-1 convs (LeNet's) as outer products per output row, no
   // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register
@@ -165,16 +185,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // 8 x 16 tiles (16 accumulators) need more than AVX2's 16 registers.
     if (wideRegisterFile)
       tv.maxAccumulators = 24;
-    // K in chunks of 1024 instead of 256 where a core has 1 MB of L2 or
-    // more (the column block, 64 KB at 16 lanes, then streams from L2 with
-    // a quarter of the partial-sum passes). Zen 4, one thread: ResNet-18
-    // 24.7 -> 21.6 ms, ResNet-50 67.6 -> 63.9 (36.2 -> 33.8 at two),
-    // MobileNetV2 7.60 -> 7.34; 512 and 2048 in between. AVX-512's 12 x 16
-    // tiles on the device's Sapphire Rapids (2 MB of L2), interleaved
-    // rounds, best of 5: ResNet-18 5.80 -> 5.44 ms at 16 threads (35.6 ->
-    // 35.0 at one), MobileNetV2 2.44 -> 2.35 (one thread alike, 9.1).
-    if (opts.l2CacheBytes >= (1 << 20))
-      tv.cacheK = 1024;
+    tv.cacheK = gemmDepthTile(opts);
+    tv.fuseColumns = true;
+    tv.l2CacheBytes = l2Bytes(opts);
     pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tv));
   }
   pm.addPass(createCanonicalizerPass());
@@ -188,7 +201,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     pm.addNestedPass<func::FuncOp>(createPrefetchGemmOperands());
   }
 
-  // One arena for every intermediate buffer.
+  // A parallel iteration's own buffers on its thread's stack, then one
+  // arena for every other intermediate buffer.
+  pm.addNestedPass<func::FuncOp>(createParallelScratchOnStack());
   pm.addPass(createPlanMemory());
   pm.addPass(createVerifyNoHeapAlloc());
   // Outermost parallel loops become functions the thread pool runs.

@@ -1,4 +1,5 @@
 //===- TileAndVectorize.cpp - cache/register tiling + vectorization -------===//
+#include "passes/ConvGemmLayout.h"
 #include "passes/GemmTileFusion.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
@@ -304,8 +305,20 @@ struct TileAndVectorizePass
       if (op.hasPureTensorSemantics())
         roots.push_back(op);
     });
+    // Im2col generics whose GEMM builds their columns per cache tile wait
+    // for it (tileContraction); those it did not take are tiled after.
+    fusedColumns.clear();
+    SmallVector<Operation *> deferred;
     for (linalg::LinalgOp op : roots) {
-      if (fusedAway.contains(op) || dlc::initOfContraction(op))
+      int64_t rows = 0;
+      if (linalg::GenericOp im2col = fusableColumns(op, rows)) {
+        fusedColumns[op] = {im2col, rows};
+        deferred.push_back(im2col);
+      }
+    }
+    for (linalg::LinalgOp op : roots) {
+      if (fusedAway.contains(op) || llvm::is_contained(deferred, op.getOperation()) ||
+          dlc::initOfContraction(op))
         continue;
       if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
               linalg::PoolingNchwSumOp, linalg::Conv2DNgchwGfchwOp>(op))
@@ -318,6 +331,9 @@ struct TileAndVectorizePass
                op.getNumReductionLoops() == 0)
         tileElementwise(rewriter, op);
     }
+    for (Operation *im2col : deferred)
+      if (!fusedAway.contains(im2col))
+        tileElementwise(rewriter, cast<linalg::LinalgOp>(im2col));
     // Peeled remainders have affine.min sizes that fold to constants:
     // canonicalize first so that they vectorize without masks too.
     {
@@ -377,6 +393,96 @@ struct TileAndVectorizePass
     tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
     if (failed(applyPatternsAndFoldGreedily(func, std::move(patterns))))
       signalPassFailure();
+  }
+
+  /// GEMMs that build their columns per cache tile: the im2col generic and
+  /// its output rows per tile.
+  DenseMap<Operation *, std::pair<linalg::GenericOp, int64_t>> fusedColumns;
+
+  /// The im2col generic (dlc::im2colColumns: [1, C, KH, KW, OH, OW], read
+  /// from its input through tensor.extract) whose columns, reshaped to [1,
+  /// C KH KW, OH OW], are row-panel GEMM `gemm`'s operand along N, where
+  /// dlc::fusedColumnRows lets the GEMM build them per cache tile of `rows`
+  /// output rows; else null.
+  linalg::GenericOp fusableColumns(linalg::LinalgOp gemm, int64_t &rows) {
+    if (!fuseColumns || !linalg::isaContractionOpInterface(gemm))
+      return {};
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(gemm);
+    if (failed(dims) || dims->n.empty() || dims->k.size() != 1)
+      return {};
+    AffineExpr n = getAffineDimExpr(dims->n.back(), gemm.getContext());
+    for (OpOperand *in : gemm.getDpsInputOperands()) {
+      auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
+      AffineMap map = gemm.getMatchingIndexingMap(in);
+      if (!collapse || !collapse->hasOneUse() || map.getNumResults() != 3 ||
+          map.getResult(2) != n)
+        continue;
+      auto im2col = collapse.getSrc().getDefiningOp<linalg::GenericOp>();
+      if (!im2col || !im2col->hasOneUse() || im2col.getNumDpsInputs() != 0 ||
+          im2col.getNumLoops() != 6 || im2col.getNumReductionLoops() != 0 ||
+          im2col.hasDynamicShape() ||
+          collapse.getReassociationIndices() !=
+              SmallVector<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}})
+        continue;
+      bool gathers = false;
+      im2col->walk([&](tensor::ExtractOp) { gathers = true; });
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(im2col->getResult(0).getType()).getShape();
+      rows = dlc::fusedColumnRows(shape[0], shape[1] * shape[2] * shape[3], shape[4], shape[5],
+                                  nVectors * vectorWidth, cacheK, l2CacheBytes);
+      if (gathers && rows)
+        return im2col;
+    }
+    return {};
+  }
+
+  /// `tile` (a GEMM cache tile in its scf.forall) reads its columns from a
+  /// block of its own: the rows of `im2col` its pixels cover, built in the
+  /// iteration into a buffer of the iteration's (a thread's stack, see
+  /// dlc-plan-memory), while they are in cache. ResNet's stem wrote 7.4 MB
+  /// of columns that its GEMM then read back from memory.
+  void buildColumnsInTile(RewriterBase &rewriter, linalg::LinalgOp tile,
+                          linalg::GenericOp im2col, int64_t rows) {
+    auto collapse = cast<tensor::CollapseShapeOp>(*im2col->getUsers().begin());
+    for (OpOperand *in : tile.getDpsInputOperands()) {
+      auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>();
+      if (!slice || slice.getSource() != collapse.getResult())
+        continue;
+      auto type = cast<RankedTensorType>(im2col->getResult(0).getType());
+      int64_t width = type.getDimSize(5);
+      Location loc = im2col.getLoc();
+      MLIRContext *ctx = rewriter.getContext();
+      rewriter.setInsertionPoint(slice);
+      AffineExpr p;
+      bindDims(ctx, p);
+      SmallVector<OpFoldResult> offsets(6, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, type.getShape());
+      offsets[4] = affine::makeComposedFoldedAffineApply(rewriter, loc, p.floorDiv(width),
+                                                         {slice.getMixedOffsets()[2]});
+      sizes[4] = rewriter.getIndexAttr(rows);
+      FailureOr<TilingResult> tiled = cast<TilingInterface>(im2col.getOperation())
+                                          .getTiledImplementation(rewriter, offsets, sizes);
+      if (failed(tiled) || tiled->tiledOps.size() != 1)
+        return;
+      auto block = cast<linalg::LinalgOp>(tiled->tiledOps.front());
+      SmallVector<int64_t> blockShape(type.getShape());
+      blockShape[4] = rows;
+      rewriter.setInsertionPoint(block);
+      block.getDpsInitOperand(0)->set(rewriter.create<bufferization::AllocTensorOp>(
+          loc, RankedTensorType::get(blockShape, type.getElementType()), ValueRange{}));
+      rewriter.setInsertionPoint(slice);
+      Value cols = rewriter.create<tensor::CollapseShapeOp>(
+          loc, slice.getType(), block->getResult(0), collapse.getReassociationIndices());
+      rewriter.replaceOp(slice, cols);
+      if (collapse->use_empty())
+        rewriter.eraseOp(collapse);
+      if (im2col->use_empty()) {
+        fusedAway.insert(im2col);
+        rewriter.eraseOp(im2col);
+      }
+      vectorizeRows(rewriter, block);
+      return;
+    }
   }
 
   /// A panel GEMM whose operands fit in L2 (LeNet's convs) has too few cache
@@ -528,6 +634,14 @@ struct TileAndVectorizePass
     }
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
     cache[n] = cacheTile(cacheN, ranges[n], lanes);
+    // Columns built per cache tile: tiles of whole output rows.
+    auto fused = fusedColumns.lookup(op.getOperation());
+    linalg::GenericOp columns = fused.first;
+    int64_t columnTile = 0;
+    if (columns) {
+      columnTile = fused.second * cast<RankedTensorType>(columns->getResult(0).getType()).getDimSize(5);
+      cache[n] = clampTile(columnTile, ranges[n]);
+    }
     // A pixelRows tile reads and writes its accumulator transposed at each
     // K chunk's ends: its chunks are 4x longer (ResNet-50, 1 thread: 83.0
     // ms against 83.5 with 256-step chunks, 512 the same as 1024; whole K,
@@ -565,12 +679,17 @@ struct TileAndVectorizePass
       // Whole panels in a cache tile; groups of them when the pixel tiles
       // alone are too few iterations for the threads (ResNet-50's 7x7
       // GEMMs, one pixel tile: groups of a quarter of the panels left one
-      // of two threads idle for 16% of each such loop).
+      // of two threads idle for 16% of each such loop). Not where a tile
+      // builds its columns: each group would build them again.
       int64_t pixelTiles = cache[n] ? ranges[n] / cache[n] : 1;
       for (unsigned d : dims->m)
         cache[d] = 0;
+      // A tile's own column block is compact, its rows `columnTile`
+      // apart: an odd number of register tiles keeps it in L1.
+      if (columns)
+        columnsStay = (columnTile / lanes) % 2 == 1;
       for (unsigned d : dims->m)
-        if (d != m && pixelTiles < 4)
+        if (d != m && pixelTiles < 4 && !columns)
           cache[d] = cacheTile(std::max<int64_t>(1, ranges[d] * pixelTiles / kEnoughForallTiles),
                                ranges[d], 1);
       // A pixelRows GEMM over packed columns (n, panel, tile, r, row, k):
@@ -580,10 +699,11 @@ struct TileAndVectorizePass
         for (unsigned d : dims->n)
           if (d != n && d != dims->n.front())
             cache[d] = 0;
-      splitSmallGemm(op, *dims, ranges, lanes, cache);
+      if (!columns)
+        splitSmallGemm(op, *dims, ranges, lanes, cache);
       // Panel groups inside the pixel tiles: one thread's consecutive
       // iterations then read the same columns, from L2.
-      if (balancePanelTiles(*dims, ranges, cache)) {
+      if (!columns && balancePanelTiles(*dims, ranges, cache)) {
         auto panel = llvm::find_if(dims->m, [&](unsigned d) { return d != m; });
         if (panel != dims->m.end() && *panel < n)
           for (unsigned d = 0; d < ranges.size(); ++d) {
@@ -606,6 +726,8 @@ struct TileAndVectorizePass
     }
     linalg::LinalgOp cacheTile =
         tile(rewriter, op, parallelTiles, /*loops=*/nullptr, /*forall=*/true, forallOrder);
+    if (cacheTile && columns)
+      buildColumnsInTile(rewriter, cacheTile, columns, fused.second);
     // Whole cache tiles (static shapes) take the elementwise op after the
     // GEMM (bias, BatchNorm, activation, residual) into their iteration.
     bool wholeTiles = panels;

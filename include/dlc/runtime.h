@@ -71,7 +71,9 @@ int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
 /* Runs the model. Inputs and outputs are matched by name; each must have the
  * signature's dtype and shape, and no output may overlap an input, another
  * output or the arena. Returns DLC_OK or an error code, with the message in
- * dlc_last_error(model). Allocates no memory. */
+ * dlc_last_error(model). Allocates no memory. Scratch a parallel loop's
+ * iterations need each (a conv's column block, at most 256 KB) is on the
+ * stack of the thread that runs them, the caller's included. */
 int dlc_run(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
             dlc_tensor *outputs, size_t num_outputs);
 
