@@ -439,7 +439,7 @@ struct TileAndVectorizePass
   /// `tile` (a GEMM cache tile in its scf.forall) reads its columns from a
   /// block of its own: the rows of `im2col` its pixels cover, built in the
   /// iteration into a buffer of the iteration's (a thread's stack, see
-  /// dlc-plan-memory), while they are in cache. ResNet's stem wrote 7.4 MB
+  /// dlc-parallel-scratch-on-stack), while they are in cache. ResNet's stem wrote 7.4 MB
   /// of columns that its GEMM then read back from memory.
   void buildColumnsInTile(RewriterBase &rewriter, linalg::LinalgOp tile,
                           linalg::GenericOp im2col, int64_t rows) {
