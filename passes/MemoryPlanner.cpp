@@ -1,11 +1,45 @@
-//===- MemoryPlanner.cpp - greedy-by-size offset assignment ---------------===//
+//===- MemoryPlanner.cpp - greedy offset assignment, best of three orders -===//
 #include "passes/MemoryPlanner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <numeric>
 
 using namespace dlc;
+
+/// Offsets for `requests` placed in `order`: each into the tightest gap
+/// left by the already-placed buffers whose lifetimes overlap its own, else
+/// above them.
+template <typename Align>
+static std::vector<int64_t> placeInOrder(const std::vector<BufferRequest> &requests,
+                                         const std::vector<size_t> &order, Align align) {
+  std::vector<int64_t> offsets(requests.size(), 0);
+  std::vector<size_t> placed;
+  for (size_t idx : order) {
+    const BufferRequest &r = requests[idx];
+    int64_t size = align(r.bytes);
+    // Intervals [offset, end) taken by buffers live at the same time.
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (size_t p : placed) {
+      const BufferRequest &q = requests[p];
+      if (q.first <= r.last && r.first <= q.last)
+        taken.push_back({offsets[p], offsets[p] + align(q.bytes)});
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+    for (auto &[begin, end] : taken) {
+      if (begin - cursor >= size && begin - cursor < bestGap) {
+        best = cursor;
+        bestGap = begin - cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    offsets[idx] = best >= 0 ? best : cursor;
+    placed.push_back(idx);
+  }
+  return offsets;
+}
 
 MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
                            int64_t alignment) {
@@ -24,34 +58,35 @@ MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
   for (auto &[position, d] : delta)
     plan.lowerBound = std::max(plan.lowerBound, live += d);
 
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return requests[a].bytes > requests[b].bytes;
-  });
-  std::vector<size_t> placed;
-  for (size_t idx : order) {
-    const BufferRequest &r = requests[idx];
-    int64_t size = align(r.bytes);
-    // Intervals [offset, end) taken by buffers live at the same time.
-    std::vector<std::pair<int64_t, int64_t>> taken;
-    for (size_t p : placed) {
-      const BufferRequest &q = requests[p];
-      if (q.first <= r.last && r.first <= q.last)
-        taken.push_back({plan.offsets[p], plan.offsets[p] + align(q.bytes)});
+  // Each order places the buffers greedily; the smallest arena wins.
+  auto lifetime = [&](size_t i) { return requests[i].last - requests[i].first + 1; };
+  auto bySize = [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; };
+  auto byArea = [&](size_t a, size_t b) {
+    return requests[a].bytes * lifetime(a) > requests[b].bytes * lifetime(b);
+  };
+  auto byLifetime = [&](size_t a, size_t b) {
+    return lifetime(a) != lifetime(b) ? lifetime(a) > lifetime(b) : bySize(a, b);
+  };
+  plan.arenaBytes = INT64_MAX;
+  for (int strategy = 0; strategy < 3; ++strategy) {
+    std::vector<size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    if (strategy == 0)
+      std::stable_sort(order.begin(), order.end(), bySize);
+    else if (strategy == 1)
+      std::stable_sort(order.begin(), order.end(), byArea);
+    else
+      std::stable_sort(order.begin(), order.end(), byLifetime);
+    std::vector<int64_t> offsets = placeInOrder(requests, order, align);
+    int64_t arena = 0;
+    for (size_t i = 0; i < n; ++i)
+      arena = std::max(arena, offsets[i] + align(requests[i].bytes));
+    if (arena < plan.arenaBytes) {
+      plan.arenaBytes = arena;
+      plan.offsets = std::move(offsets);
     }
-    std::sort(taken.begin(), taken.end());
-    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto &[begin, end] : taken) {
-      if (begin - cursor >= size && begin - cursor < bestGap) {
-        best = cursor;
-        bestGap = begin - cursor;
-      }
-      cursor = std::max(cursor, end);
-    }
-    plan.offsets[idx] = best >= 0 ? best : cursor;
-    plan.arenaBytes = std::max(plan.arenaBytes, plan.offsets[idx] + size);
-    placed.push_back(idx);
   }
+  if (n == 0)
+    plan.arenaBytes = 0;
   return plan;
 }

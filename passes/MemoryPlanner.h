@@ -24,8 +24,13 @@ struct MemoryPlan {
   int64_t lowerBound = 0;       ///< peak bytes live at one time (aligned sizes)
 };
 
-/// Greedy by size: largest buffer first, each into the tightest gap left by
-/// already-placed buffers whose lifetimes overlap its own.
+/// Greedy placement: each buffer into the tightest gap left by the
+/// already-placed buffers whose lifetimes overlap its own, in three orders
+/// (largest first, as TFLite and Glow do; largest size x lifetime first;
+/// longest-lived first), keeping the smallest arena. Largest-first alone
+/// left ResNet-18 at 1.30x its lower bound (6.39 MB) once its stem's 7.4 MB
+/// of columns went (they had anchored the plan); the best of the three
+/// gets 1.22x (5.97 MB). First-use order did no better.
 MemoryPlan planMemory(const std::vector<BufferRequest> &requests,
                       int64_t alignment);
 } // namespace dlc

@@ -622,8 +622,9 @@ def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
   let description = [{
     After bufferization, each memref.alloc of the entry function gets a live
     interval (its first and last use in the entry block, following views) and
-    an offset, packed greedy-by-size with 64-byte alignment so that buffers
-    whose intervals do not overlap share bytes. The allocs become memref.view
+    an offset, packed greedily with 64-byte alignment so that buffers whose
+    intervals do not overlap share bytes (the best of three placement
+    orders: by size, by size x lifetime, by lifetime). The allocs become memref.view
     ops on a new trailing `memref<Nxi8>` argument. The function records
     `dlc.arena_bytes` and `dlc.arena_lower_bound` (peak live bytes).
   }];

@@ -6,10 +6,11 @@
 // last top-level op that touches it or any view of it; buffers whose
 // lifetimes do not overlap may share bytes (a GEMM and the elementwise tail
 // its kernel runs, dlc-fuse-gemm-epilogue, count as one op). Placement is
-// greedy by size
-// (largest first, into the tightest gap among buffers live at the same
-// time), the heuristic TFLite's and Glow's planners use, which lands close to
-// the lower bound (peak live bytes) on CNNs.
+// greedy (each buffer into the tightest gap among buffers live at the same
+// time) in three orders, the smallest arena kept: largest first, the
+// heuristic TFLite's and Glow's planners use, largest size x lifetime
+// first, and longest-lived first (passes/MemoryPlanner.h). It lands at or
+// close to the lower bound (peak live bytes) on CNNs.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/LibraryGemm.h"
