@@ -81,8 +81,9 @@ int64_t paddedPixels(int64_t p, int64_t lanes);
 /// ResNet's stem), else 0. It does for one image whose GEMM takes its depth
 /// whole (at most `maxDepth`, the GEMM's K cache tile: no partial sums),
 /// whose columns overflow L2 (`l2Bytes`; smaller ones stay in cache
-/// anyway), in tiles of whole output rows a multiple of `lanes` pixels
-/// wide whose block fits `maxBlockBytes` (a thread's stack scratch).
+/// anyway), in tiles of the fewest whole output rows a multiple of
+/// `lanes` pixels wide, whose block fits kMaxFusedColumnBytes (a thread's
+/// stack scratch).
 int64_t fusedColumnRows(int64_t batch, int64_t depth, int64_t oh, int64_t ow, int64_t lanes,
                         int64_t maxDepth, int64_t l2Bytes);
 

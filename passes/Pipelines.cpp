@@ -59,9 +59,6 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
   pm.addPass(createCanonicalizerPass());
 }
 
-/// dlc ops to linalg on tensors, fused elementwise chains; depthwise convs
-/// and pools as elementwise ops over their window's taps first where asked,
-/// so that they vectorize and their bias and activation fuse into them.
 /// A core's L2, 512 KB where the target does not say.
 int64_t l2Bytes(const dlc::CpuPipelineOptions &opts) {
   return opts.l2CacheBytes > 0 ? opts.l2CacheBytes : 512 << 10;
@@ -79,6 +76,9 @@ int64_t gemmDepthTile(const dlc::CpuPipelineOptions &opts) {
   return opts.l2CacheBytes >= (1 << 20) ? 1024 : 256;
 }
 
+/// dlc ops to linalg on tensors, fused elementwise chains; depthwise convs
+/// and pools as elementwise ops over their window's taps first where asked,
+/// so that they vectorize and their bias and activation fuse into them.
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
                       bool foldPoolPadding = false, bool windowTaps = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());

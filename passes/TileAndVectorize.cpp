@@ -439,8 +439,8 @@ struct TileAndVectorizePass
   /// `tile` (a GEMM cache tile in its scf.forall) reads its columns from a
   /// block of its own: the rows of `im2col` its pixels cover, built in the
   /// iteration into a buffer of the iteration's (a thread's stack, see
-  /// dlc-parallel-scratch-on-stack), while they are in cache. ResNet's stem wrote 7.4 MB
-  /// of columns that its GEMM then read back from memory.
+  /// dlc-parallel-scratch-on-stack), while they are in cache. ResNet's stem
+  /// wrote 7.4 MB of columns that its GEMM then read back from memory.
   void buildColumnsInTile(RewriterBase &rewriter, linalg::LinalgOp tile,
                           linalg::GenericOp im2col, int64_t rows) {
     auto collapse = cast<tensor::CollapseShapeOp>(*im2col->getUsers().begin());
@@ -639,7 +639,8 @@ struct TileAndVectorizePass
     linalg::GenericOp columns = fused.first;
     int64_t columnTile = 0;
     if (columns) {
-      columnTile = fused.second * cast<RankedTensorType>(columns->getResult(0).getType()).getDimSize(5);
+      auto type = cast<RankedTensorType>(columns->getResult(0).getType());
+      columnTile = fused.second * type.getDimSize(5);
       cache[n] = clampTile(columnTile, ranges[n]);
     }
     // A pixelRows tile reads and writes its accumulator transposed at each
