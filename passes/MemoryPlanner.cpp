@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -46,7 +47,6 @@ MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
   auto align = [&](int64_t v) { return (v + alignment - 1) / alignment * alignment; };
   size_t n = requests.size();
   MemoryPlan plan;
-  plan.offsets.assign(n, 0);
 
   // Lower bound: the largest sum of sizes live at one position.
   std::map<int64_t, int64_t> delta;
@@ -60,33 +60,27 @@ MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
 
   // Each order places the buffers greedily; the smallest arena wins.
   auto lifetime = [&](size_t i) { return requests[i].last - requests[i].first + 1; };
-  auto bySize = [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; };
-  auto byArea = [&](size_t a, size_t b) {
-    return requests[a].bytes * lifetime(a) > requests[b].bytes * lifetime(b);
+  auto bytes = [&](size_t i) { return requests[i].bytes; };
+  using Key = std::function<std::pair<int64_t, int64_t>(size_t)>;
+  const Key orders[] = {
+      [&](size_t i) { return std::make_pair(bytes(i), int64_t(0)); },
+      [&](size_t i) { return std::make_pair(bytes(i) * lifetime(i), int64_t(0)); },
+      [&](size_t i) { return std::make_pair(lifetime(i), bytes(i)); },
   };
-  auto byLifetime = [&](size_t a, size_t b) {
-    return lifetime(a) != lifetime(b) ? lifetime(a) > lifetime(b) : bySize(a, b);
-  };
-  plan.arenaBytes = INT64_MAX;
-  for (int strategy = 0; strategy < 3; ++strategy) {
+  plan.arenaBytes = -1;
+  for (const Key &key : orders) {
     std::vector<size_t> order(n);
     std::iota(order.begin(), order.end(), 0);
-    if (strategy == 0)
-      std::stable_sort(order.begin(), order.end(), bySize);
-    else if (strategy == 1)
-      std::stable_sort(order.begin(), order.end(), byArea);
-    else
-      std::stable_sort(order.begin(), order.end(), byLifetime);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return key(a) > key(b); });
     std::vector<int64_t> offsets = placeInOrder(requests, order, align);
     int64_t arena = 0;
     for (size_t i = 0; i < n; ++i)
       arena = std::max(arena, offsets[i] + align(requests[i].bytes));
-    if (arena < plan.arenaBytes) {
+    if (plan.arenaBytes < 0 || arena < plan.arenaBytes) {
       plan.arenaBytes = arena;
       plan.offsets = std::move(offsets);
     }
   }
-  if (n == 0)
-    plan.arenaBytes = 0;
   return plan;
 }

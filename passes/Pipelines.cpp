@@ -1,4 +1,5 @@
 //===- Pipelines.cpp - the CPU compilation pipeline -----------------------===//
+#include "passes/ConvGemmLayout.h"
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -203,7 +204,11 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
   // A parallel iteration's own buffers on its thread's stack, then one
   // arena for every other intermediate buffer.
-  pm.addNestedPass<func::FuncOp>(createParallelScratchOnStack());
+  // Column blocks dlc-tile-and-vectorize builds per cache tile fit by
+  // construction.
+  ParallelScratchOnStackOptions scratch;
+  scratch.maxBytes = dlc::kMaxFusedColumnBytes;
+  pm.addNestedPass<func::FuncOp>(createParallelScratchOnStack(scratch));
   pm.addPass(createPlanMemory());
   pm.addPass(createVerifyNoHeapAlloc());
   // Outermost parallel loops become functions the thread pool runs.

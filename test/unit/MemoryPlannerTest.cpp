@@ -33,6 +33,17 @@ TEST(MemoryPlanner, DisjointLifetimesShareMemory) {
   EXPECT_EQ(plan.lowerBound, 1024);
 }
 
+// Largest first (equal sizes: in request order) places buffer 2 above
+// buffers 0 and 1 (320 bytes); placing the longest-lived buffer 2 first
+// (also the largest size x lifetime) reaches the lower bound.
+TEST(MemoryPlanner, KeepsTheBestOfSeveralOrders) {
+  std::vector<BufferRequest> reqs{{128, 4, 4}, {128, 0, 1}, {128, 2, 4}, {64, 1, 2}};
+  auto plan = planMemory(reqs, 64);
+  expectNoConflicts(reqs, plan, 64);
+  EXPECT_EQ(plan.lowerBound, 256);
+  EXPECT_EQ(plan.arenaBytes, 256);
+}
+
 TEST(MemoryPlanner, OverlappingLifetimesAreSeparatedAndAligned) {
   std::vector<BufferRequest> reqs{{100, 0, 2}, {10, 1, 3}, {70, 2, 4}};
   auto plan = planMemory(reqs, 64);
