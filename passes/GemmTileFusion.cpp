@@ -189,6 +189,70 @@ bool hoistAbove(Value v, Operation *before) {
   return true;
 }
 
+/// Whether `a` and `b` are the same all-parallel generic: the same inputs
+/// (or equal constants), maps and body, each writing a fresh tensor.empty (reshaped) it does not read.
+bool sameElementwise(linalg::GenericOp a, linalg::GenericOp b) {
+  auto freshInit = [](linalg::GenericOp g) {
+    if (g.getNumDpsInits() != 1 || g.getNumReductionLoops() != 0 ||
+        !g.hasPureTensorSemantics() || g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)))
+      return false;
+    Value init = g.getDpsInitOperand(0)->get();
+    while (Operation *def = init.getDefiningOp()) {
+      if (isa<tensor::EmptyOp>(def))
+        return true;
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+        return false;
+      init = def->getOperand(0);
+    }
+    return false;
+  };
+  // ComputeOverGemmPadding made each its own padded per-channel constants.
+  auto same = [](Value x, Value y) {
+    Attribute cx, cy;
+    return x == y || (matchPattern(x, m_Constant(&cx)) && matchPattern(y, m_Constant(&cy)) &&
+                      cx == cy);
+  };
+  if (!freshInit(a) || !freshInit(b) || a->getResultTypes() != b->getResultTypes() ||
+      a.getNumDpsInputs() != b.getNumDpsInputs() ||
+      !llvm::all_of(llvm::zip(a.getInputs(), b.getInputs()),
+                    [&](auto xy) { return same(std::get<0>(xy), std::get<1>(xy)); }))
+    return false;
+  Value initA = a.getDpsInitOperand(0)->get(), initB = b.getDpsInitOperand(0)->get();
+  // The bodies' block arguments and values correspond as they are matched.
+  DenseMap<Value, Value> matched;
+  return OperationEquivalence::isEquivalentTo(
+      a, b,
+      [&](Value x, Value y) {
+        return success(same(x, y) || matched.lookup(x) == y || (x == initA && y == initB));
+      },
+      [&](Value x, Value y) { matched[x] = y; }, OperationEquivalence::IgnoreLocations);
+}
+
+/// An elementwise op computed twice from the same values goes once.
+/// dlc-conv-to-im2col gives a 1x1 conv's producer a clone that writes into
+/// the conv's pixel-padded input; where the producer is an epilogue run
+/// over its GEMM's padding (ComputeOverGemmPadding) and the conv reads that
+/// result in place (ReadPaddedResultInPlace), the clone and the original
+/// are the same op, and the GEMM's result with two readers kept either out
+/// of its tiles (fuseEpilogue): MobileNetV2's linear bottlenecks after its
+/// stride-2 blocks ran their BatchNorm twice, over memory, serially.
+void mergeEqualElementwise(func::FuncOp func) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp g) { generics.push_back(g); });
+  IRRewriter rewriter(func.getContext());
+  for (size_t i = 0; i < generics.size(); ++i) {
+    if (!generics[i])
+      continue;
+    for (size_t j = i + 1; j < generics.size(); ++j) {
+      linalg::GenericOp a = generics[i], b = generics[j];
+      if (!b || a->getBlock() != b->getBlock() || !sameElementwise(a, b))
+        continue;
+      rewriter.replaceOp(b, a->getResults());
+      generics[j] = nullptr;
+    }
+  }
+}
+
 } // namespace
 
 void dlc::propagateReshapesToGemms(func::FuncOp func) {
@@ -208,6 +272,7 @@ void dlc::propagateReshapesToGemms(func::FuncOp func) {
     tensor::populateReassociativeReshapeFoldingPatterns(patterns);
     (void)applyPatternsAndFoldGreedily(func, std::move(patterns));
   }
+  mergeEqualElementwise(func);
 }
 
 

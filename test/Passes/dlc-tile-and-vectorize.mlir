@@ -722,3 +722,65 @@ func.func @padded_input_from_padded_result(%w: tensor<2x36x6xf32>, %w2: tensor<2
   } -> tensor<1x2x6x48xf32>
   return %2 : tensor<1x2x6x48xf32>
 }
+
+// -----
+
+// The same where the epilogue's result is also read elsewhere (a residual):
+// dlc-conv-to-im2col cloned it to write into the padded input. Run over the
+// GEMM's padding, the clone and the original are one op, computed once, in
+// the first GEMM's tiles (a GEMM result with two readers stayed out of
+// them).
+// CHECK-LABEL: func.func @epilogue_clone_merged
+// CHECK: %[[FIRST:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract
+// CHECK: arith.maximumf
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: arith.maximumf
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[FIRST]]
+// CHECK: scf.forall
+// CHECK: vector.transfer_read %[[FLAT]]{{.*}} : tensor<1x12x48xf32>, vector<1x1x16xf32>
+// CHECK-NOT: arith.maximumf
+// CHECK: return
+#mwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#mcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#momap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#mid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+func.func @epilogue_clone_merged(%w: tensor<2x36x6xf32>, %w2: tensor<2x10x6xf32>, %cols: tensor<1x36x48xf32>) -> (tensor<1x2x6x48xf32>, tensor<1x10x5x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#mwmap, #mcmap, #momap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid = tensor.extract_slice %flat[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x10x40xf32>
+  %img = tensor.expand_shape %valid [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %out = tensor.empty() : tensor<1x10x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#mid, #mid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img : tensor<1x10x5x8xf32>) outs(%out : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10x5x8xf32>
+  %next = bufferization.alloc_tensor() : tensor<1x10x48xf32>
+  %corner = tensor.extract_slice %next[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x10x48xf32> to tensor<1x10x40xf32>
+  %view = tensor.expand_shape %corner [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %2 = linalg.generic {indexing_maps = [#mid, #mid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img : tensor<1x10x5x8xf32>) outs(%view : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10x5x8xf32>
+  %pixels = tensor.collapse_shape %2 [[0], [1], [2, 3]] : tensor<1x10x5x8xf32> into tensor<1x10x40xf32>
+  %in = tensor.insert_slice %pixels into %next[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x10x40xf32> into tensor<1x10x48xf32>
+  %e2 = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %3 = linalg.generic {indexing_maps = [#mwmap, #mcmap, #momap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w2, %in : tensor<2x10x6xf32>, tensor<1x10x48xf32>) outs(%acc2 : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  return %3, %1 : tensor<1x2x6x48xf32>, tensor<1x10x5x8xf32>
+}
