@@ -13,7 +13,11 @@ namespace dlc {
 /// Moving the reshapes past the elementwise op (collapsing its H, W, then
 /// expanding its M: upstream's reshape-folding patterns, limited to
 /// operands that are reshaped GEMM results) makes it read the GEMM's result
-/// directly, in the GEMM's shape, ready for fuseEpilogue.
+/// directly, in the GEMM's shape, ready for fuseEpilogue. An op reading
+/// the valid corner of a padded GEMM result runs over the padding too; a
+/// 1x1 conv's pixel-padded input taken from the corner of such a result
+/// reads it in place; and an elementwise op computed twice from the same
+/// values goes once.
 void propagateReshapesToGemms(mlir::func::FuncOp func);
 
 /// The GEMM's cache tiles (`forall`, one result) compute, after their K
