@@ -239,6 +239,9 @@ bool sameElementwise(linalg::GenericOp a, linalg::GenericOp b) {
 /// are the same op, and the GEMM's result with two readers kept either out
 /// of its tiles (fuseEpilogue): MobileNetV2's linear bottlenecks after its
 /// stride-2 blocks ran their BatchNorm twice, over memory, serially.
+/// (Upstream CSE would merge them only after merging their tensor.empty
+/// inits, and with them every other equal empty and fill, which
+/// bufferization then copies: see decomposePads.)
 void mergeEqualElementwise(func::FuncOp func) {
   // Candidates by their first input: each is compared with the earlier
   // ones reading it.

@@ -775,9 +775,12 @@ struct TileAndVectorizePass
     // The forall around the K loop too: a GEMM whose K is split in cache
     // tiles (MobileNetV2's 384- and 576-deep projections, most of
     // ResNet-50's GEMMs on AVX2) ran its epilogue as a pass of its own.
+    Operation *cacheLoop = cacheTile->getParentOp();
+    while (isa<scf::ForOp>(cacheLoop))
+      cacheLoop = cacheLoop->getParentOp();
     linalg::LinalgOp epilogue;
     if (wholeTiles)
-      if (auto forall = cacheTile->getParentOfType<scf::ForallOp>()) {
+      if (auto forall = dyn_cast<scf::ForallOp>(cacheLoop)) {
         Operation *replaced = nullptr;
         epilogue = dlc::fuseEpilogue(rewriter, forall, replaced);
         if (epilogue)

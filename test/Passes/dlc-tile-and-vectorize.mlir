@@ -784,3 +784,39 @@ func.func @epilogue_clone_merged(%w: tensor<2x36x6xf32>, %w2: tensor<2x10x6xf32>
   } -> tensor<1x2x6x48xf32>
   return %3, %1 : tensor<1x2x6x48xf32>, tensor<1x10x5x8xf32>
 }
+
+// -----
+
+// A GEMM whose K (512) is split into cache tiles (256): its epilogue still
+// runs in each cache tile, after the K loop, not as a loop of its own.
+// CHECK-LABEL: func.func @split_k_epilogue
+// CHECK: %[[OUT:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: scf.for %{{.*}} = %c0 to %c512 step %c256
+// CHECK: vector.contract
+// CHECK: arith.maximumf
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: scf.forall
+// CHECK-NOT: arith.maximumf
+// CHECK: return %[[OUT]]
+#kwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#kcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#komap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#kid = affine_map<(n, b, r, p) -> (n, b, r, p)>
+func.func @split_k_epilogue(%w: tensor<2x512x6xf32>, %cols: tensor<1x512x48xf32>) -> tensor<1x2x6x48xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#kwmap, #kcmap, #komap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x512x6xf32>, tensor<1x512x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %out = tensor.empty() : tensor<1x2x6x48xf32>
+  %1 = linalg.generic {indexing_maps = [#kid, #kid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<1x2x6x48xf32>) outs(%out : tensor<1x2x6x48xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x6x48xf32>
+  return %1 : tensor<1x2x6x48xf32>
+}
