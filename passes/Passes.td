@@ -286,16 +286,20 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
 }
 
 def FuseParallelLoops : Pass<"dlc-fuse-parallel-loops", "mlir::func::FuncOp"> {
-  let summary = "Fuse adjacent independent scf.parallel loops of equal bounds";
+  let summary = "Fuse adjacent scf.parallel loops of equal bounds that do not depend across iterations";
   let description = [{
     On buffers, before dlc-outline-parallel-loops: an scf.parallel followed
     (past side-effect-free ops only) by one with the same bounds and steps
     takes the second's body after its own, when neither loop writes an
-    element the other reads or writes. Buffers are told apart by their
-    root (allocations, globals and entry arguments never overlap) and, in
-    one buffer, by static subviews whose index ranges miss each other in
-    some dim. A pad's frame fills, each too small for the thread pool, then
-    run with its interior copy, channel by channel.
+    element the other touches in another iteration. Buffers are told apart
+    by their root (allocations, globals and entry arguments never overlap)
+    and, in one buffer, by static subviews whose index ranges miss each
+    other in some dim, or by each induction variable confining both
+    accesses to the same window of some dim (iteration c of each touches
+    channel c only). A pad's frame fills, each too small for the thread
+    pool, then run with its interior copy, and the depthwise taps that read
+    the padded channel right after it, channel by channel. Static
+    allocations between the loops move above the first.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect"];
 }

@@ -234,6 +234,13 @@ int64_t clampTile(int64_t want, int64_t size) {
 /// other's last one, so on two threads at least 16 each.
 constexpr int64_t kEnoughForallTiles = 32;
 
+/// An elementwise op over at least kMinPlanes planes of at most
+/// kPlaneElements elements (16 KB, a padded 62x62 channel: half of L1) goes
+/// a plane per forall iteration (see tileElementwise); 64 planes keep 16
+/// threads' shares even.
+constexpr int64_t kPlaneElements = 4096;
+constexpr int64_t kMinPlanes = 64;
+
 /// A cache tile along a dim of `size`: the largest multiple of `multiple` at
 /// most `want` that divides `size` (static tiles need no masks); else the
 /// whole dim when it is at most twice `want` (register-tile remainders then
@@ -1108,12 +1115,23 @@ struct TileAndVectorizePass
     // forall iteration's index arithmetic then serves all the plane's rows,
     // an scf.for over them (LeNet's im2col rows of 10 spent more time on
     // delinearizing the iteration than on the copy).
+    // Small planes, when there are many, go a plane at a time too: a pad's
+    // interior copy and the depthwise taps that read the padded channel
+    // then split the same way, and dlc-fuse-parallel-loops runs them as one
+    // loop, each channel's padded plane read from L1 right after it is
+    // written (MobileNetV2's 56x56 and 28x28 padded inputs, 0.7-1.9 MB,
+    // went through L3 between the two loops).
     size_t rank = ranges.size();
+    int64_t planes = 1;
+    for (size_t i = 0; i + 2 < rank; ++i)
+      planes *= ranges[i];
     bool shortRows = rank >= 3 && ranges.back() <= 2 * vectorWidth && ranges[rank - 2] > 1;
+    bool smallPlanes = rank >= 3 && ranges[rank - 1] * ranges[rank - 2] <= kPlaneElements &&
+                       planes >= kMinPlanes;
     SmallVector<int64_t> outer(rank, 0);
     for (size_t i = 0; i + 1 < rank; ++i)
       outer[i] = ranges[i] > 1 ? 1 : 0;
-    if (shortRows)
+    if (shortRows || smallPlanes)
       outer[rank - 2] = 0;
     linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
     if (row)

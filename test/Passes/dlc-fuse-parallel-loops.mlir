@@ -131,3 +131,71 @@ func.func @one_global_twice(%out: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A channel's pad copy, then the depthwise taps that read that channel's
+// padded plane (past the allocation of the taps' output, which moves up):
+// the second loop reads what the first writes, but iteration c of either
+// touches channel c only (the channel index is the induction variable,
+// through subviews or a transfer's index, one element wide). Fused, each
+// channel's padded plane is read right after it is written.
+// CHECK-LABEL: func.func @pad_copy_then_taps_of_the_channel
+// CHECK-SAME: (%[[SRC:.*]]: memref<1x8x4x4xf32>, %[[PAD:.*]]: memref<1x8x6x6xf32>)
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<1x8x4x4xf32>
+// CHECK: scf.parallel (%[[C:.*]]) =
+// CHECK: vector.transfer_write %{{.*}}, %{{.*}}[%c0, %c0, %c0, %c0]
+// CHECK: %[[TAP:.*]] = vector.transfer_read %[[PAD]][%c0, %[[C]], %c0, %c0]
+// CHECK: vector.transfer_write %[[TAP]], %[[OUT]][%c0, %[[C]], %c0, %c0]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+// CHECK: return %[[OUT]]
+func.func @pad_copy_then_taps_of_the_channel(%src: memref<1x8x4x4xf32>, %pad: memref<1x8x6x6xf32>) -> memref<1x8x4x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %in = memref.subview %pad[0, 0, 1, 1] [1, 8, 4, 4] [1, 1, 1, 1] : memref<1x8x6x6xf32> to memref<1x8x4x4xf32, strided<[288, 36, 6, 1], offset: 7>>
+  scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+    %s = memref.subview %src[0, %c, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : memref<1x8x4x4xf32> to memref<1x1x4x4xf32, strided<[128, 16, 4, 1], offset: ?>>
+    %d = memref.subview %in[0, %c, 0, 0] [1, 1, 4, 4] [1, 1, 1, 1] : memref<1x8x4x4xf32, strided<[288, 36, 6, 1], offset: 7>> to memref<1x1x4x4xf32, strided<[288, 36, 6, 1], offset: ?>>
+    %v = vector.transfer_read %s[%c0, %c0, %c0, %c0], %z {in_bounds = [true, true, true, true]} : memref<1x1x4x4xf32, strided<[128, 16, 4, 1], offset: ?>>, vector<1x1x4x4xf32>
+    vector.transfer_write %v, %d[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x4xf32>, memref<1x1x4x4xf32, strided<[288, 36, 6, 1], offset: ?>>
+    scf.reduce
+  }
+  %out = memref.alloc() {alignment = 64 : i64} : memref<1x8x4x4xf32>
+  scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+    %t = vector.transfer_read %pad[%c0, %c, %c0, %c0], %z {in_bounds = [true, true, true, true]} : memref<1x8x6x6xf32>, vector<1x1x4x4xf32>
+    vector.transfer_write %t, %out[%c0, %c, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x4x4xf32>, memref<1x8x4x4xf32>
+    scf.reduce
+  }
+  return %out : memref<1x8x4x4xf32>
+}
+
+// -----
+
+// Loops over channels and rows: iteration (c, h) of the second reads rows
+// h and h + 1 of channel c, and row h + 1 is written by iteration (c, h + 1)
+// of the first. The channel keeps iterations apart, the row does not: both
+// loops stay.
+// CHECK-LABEL: func.func @taps_read_neighbouring_rows
+// CHECK-COUNT-2: scf.parallel
+func.func @taps_read_neighbouring_rows(%src: memref<1x8x4x4xf32>, %pad: memref<1x8x5x4xf32>, %out: memref<1x8x4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.parallel (%c, %h) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    %v = vector.transfer_read %src[%c0, %c, %h, %c0], %z {in_bounds = [true, true, true, true]} : memref<1x8x4x4xf32>, vector<1x1x1x4xf32>
+    vector.transfer_write %v, %pad[%c0, %c, %h, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x4xf32>, memref<1x8x5x4xf32>
+    scf.reduce
+  }
+  scf.parallel (%c, %h) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    %t = vector.transfer_read %pad[%c0, %c, %h, %c0], %z {in_bounds = [true, true, true, true]} : memref<1x8x5x4xf32>, vector<1x1x2x4xf32>
+    %r = vector.extract %t[0, 0, 1] : vector<4xf32> from vector<1x1x2x4xf32>
+    vector.transfer_write %r, %out[%c0, %c, %h, %c0] {in_bounds = [true]} : vector<4xf32>, memref<1x8x4x4xf32>
+    scf.reduce
+  }
+  return
+}

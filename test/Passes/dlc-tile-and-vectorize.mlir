@@ -820,3 +820,48 @@ func.func @split_k_epilogue(%w: tensor<2x512x6xf32>, %cols: tensor<1x512x48xf32>
   } -> tensor<1x2x6x48xf32>
   return %1 : tensor<1x2x6x48xf32>
 }
+
+// -----
+
+// Many small planes (64 channels of 28x28, rows longer than two vectors)
+// go a plane per forall iteration, like short rows: a pad's interior copy
+// and the depthwise taps reading the padded channel then split alike, and
+// dlc-fuse-parallel-loops can run them as one loop.
+// CHECK-LABEL: func.func @small_planes
+// CHECK: scf.forall (%[[C:.*]]) in (64)
+// CHECK: scf.for %{{.*}} = %c0 to %c28 step %c1
+// CHECK: vector.transfer_read {{.*}} vector<1x1x1x8xf32>
+// CHECK: return
+func.func @small_planes(%x: tensor<1x64x28x28xf32>) -> tensor<1x64x28x28xf32> {
+  %e = tensor.empty() : tensor<1x64x28x28xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x64x28x28xf32>) outs(%e : tensor<1x64x28x28xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x64x28x28xf32>
+  return %0 : tensor<1x64x28x28xf32>
+}
+
+// -----
+
+// Few planes (8 channels), or planes over 4096 elements, keep a forall
+// iteration per row: there would be too few iterations to share out.
+// CHECK-LABEL: func.func @few_or_large_planes
+// CHECK: scf.forall ({{.*}}) in (8, 28)
+// CHECK: scf.forall ({{.*}}) in (64, 112)
+// CHECK: return
+func.func @few_or_large_planes(%x: tensor<1x8x28x28xf32>, %y: tensor<1x64x112x112xf32>) -> (tensor<1x8x28x28xf32>, tensor<1x64x112x112xf32>) {
+  %e = tensor.empty() : tensor<1x8x28x28xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x8x28x28xf32>) outs(%e : tensor<1x8x28x28xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x8x28x28xf32>
+  %f = tensor.empty() : tensor<1x64x112x112xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : tensor<1x64x112x112xf32>) outs(%f : tensor<1x64x112x112xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x64x112x112xf32>
+  return %0, %1 : tensor<1x8x28x28xf32>, tensor<1x64x112x112xf32>
+}
