@@ -616,7 +616,10 @@ def SplitEmptyTensors : Pass<"dlc-split-empty-tensors", "mlir::func::FuncOp"> {
     all its users then write in place: two unrelated results (a forward
     conv's im2col columns and the weight gradient's recomputed ones) would
     share a buffer, which then lives from the first write to the last read
-    and the memory planner cannot overlap it with anything in between.
+    and the memory planner cannot overlap it with anything in between. A
+    slice taken from the empty and a slice inserted back at the same place
+    keep one clone between them: what is computed into the slice is then
+    written in place.
   }];
   let dependentDialects = ["mlir::tensor::TensorDialect"];
 }

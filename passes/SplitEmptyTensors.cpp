@@ -2,6 +2,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_SPLITEMPTYTENSORS
@@ -20,7 +21,31 @@ struct SplitEmptyTensorsPass : dlc::impl::SplitEmptyTensorsBase<SplitEmptyTensor
       // holding the use (not inside its loops: a buffer there would be
       // allocated per iteration; not earlier: the planner starts a buffer's
       // lifetime at its allocation).
+      // A slice taken from the empty and one inserted back at the same
+      // place share a clone: the op computing into the slice then writes
+      // the inserted tensor's buffer in place (a split depthwise conv's
+      // corner, otherwise computed aside and copied, serially).
+      llvm::DenseMap<Operation *, Value> sharedClone;
+      for (Operation *user : op->getUsers()) {
+        auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+        if (!slice)
+          continue;
+        for (Operation *other : op->getUsers()) {
+          auto insert = dyn_cast<tensor::InsertSliceOp>(other);
+          if (insert && insert.getDest() == op.getResult() && !sharedClone.count(insert) &&
+              slice.isSameAs(insert, isEqualConstantIntOrValue)) {
+            Operation *at = op->getBlock()->findAncestorOpInBlock(*slice);
+            Value clone = OpBuilder(at).clone(*op)->getResult(0);
+            sharedClone[slice] = sharedClone[insert] = clone;
+            break;
+          }
+        }
+      }
       for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        if (Value clone = sharedClone.lookup(use.getOwner())) {
+          use.set(clone);
+          continue;
+        }
         Operation *at = op->getBlock()->findAncestorOpInBlock(*use.getOwner());
         if (op->hasOneUse() && at == op->getNextNode())
           break;

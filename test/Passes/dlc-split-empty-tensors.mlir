@@ -37,3 +37,24 @@ func.func @use_in_loop(%a: tensor<4xf32>, %n: index) -> (tensor<4xf32>, tensor<4
   }
   return %x, %r : tensor<4xf32>, tensor<4xf32>
 }
+
+// A slice of the empty computed into and inserted back at the same place
+// (a split depthwise conv's corner): the slice and the insert share one
+// clone, so that bufferization writes the corner in place instead of
+// computing it into a buffer of its own and copying it over. The later
+// use gets a clone of its own.
+// CHECK-LABEL: func.func @slice_inserted_back
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[S:.*]] = tensor.extract_slice %[[E]][0, 0] [1, 8] [1, 1]
+// CHECK-NEXT: %[[X:.*]] = linalg.copy ins(%{{.*}} : tensor<1x8xf32>) outs(%[[S]] : tensor<1x8xf32>)
+// CHECK-NEXT: %[[I:.*]] = tensor.insert_slice %[[X]] into %[[E]][0, 0] [1, 8] [1, 1]
+// CHECK-NEXT: %[[E2:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: linalg.copy ins(%{{.*}} : tensor<4x8xf32>) outs(%[[E2]] : tensor<4x8xf32>)
+func.func @slice_inserted_back(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %s = tensor.extract_slice %e[0, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+  %x = linalg.copy ins(%a : tensor<1x8xf32>) outs(%s : tensor<1x8xf32>) -> tensor<1x8xf32>
+  %i = tensor.insert_slice %x into %e[0, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+  %y = linalg.copy ins(%b : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %i, %y : tensor<4x8xf32>, tensor<4x8xf32>
+}
