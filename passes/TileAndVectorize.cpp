@@ -111,6 +111,19 @@ void decomposePads(func::FuncOp func) {
       low.push_back(*getConstantIntValue(pad.getMixedLowPad()[d]));
       high.push_back(shape[d] - source[d] - low.back());
     }
+    // The interior's copy first, then the border: fused into one loop per
+    // channel (dlc-fuse-parallel-loops), the border's scattered column
+    // stores then land on lines the copy just brought into L1.
+    SmallVector<OpFoldResult> interiorSizes = getAsIndexOpFoldResult(b.getContext(), source);
+    SmallVector<OpFoldResult> unitStrides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> lowPad = pad.getMixedLowPad();
+    Value interior =
+        b.create<tensor::ExtractSliceOp>(loc, filled, lowPad, interiorSizes, unitStrides);
+    auto copy = b.create<linalg::CopyOp>(loc, pad.getSource(), interior);
+    if (mark)
+      copy->setAttr(dlc::kRecomputedAttr, mark);
+    filled = b.create<tensor::InsertSliceOp>(loc, copy.getResult(0), filled, lowPad,
+                                             interiorSizes, unitStrides);
     // Only the border is filled, as one slab below and one above the
     // interior along each padded dim (the dims before it restricted to the
     // interior): filling the whole buffer first wrote each interior element
@@ -137,16 +150,7 @@ void decomposePads(func::FuncOp func) {
           fill->setAttr(dlc::kRecomputedAttr, mark);
         filled = b.create<tensor::InsertSliceOp>(loc, fill.getResult(0), filled, at, size, ones);
       }
-    SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), source);
-    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-    SmallVector<OpFoldResult> offsets = pad.getMixedLowPad();
-    Value interior = b.create<tensor::ExtractSliceOp>(loc, filled, offsets, sizes, strides);
-    auto copy = b.create<linalg::CopyOp>(loc, pad.getSource(), interior);
-    Value copied = copy.getResult(0);
-    if (mark)
-      copy->setAttr(dlc::kRecomputedAttr, mark);
-    Value padded = b.create<tensor::InsertSliceOp>(loc, copied, filled, offsets, sizes, strides);
-    pad.replaceAllUsesWith(padded);
+    pad.replaceAllUsesWith(filled);
     pad.erase();
   }
 }

@@ -5,10 +5,10 @@
 // not charged for the bytes they share): the pad's interior is copied a
 // vector at a time (a load and a store of 8 floats, where a copy tile folded
 // to slices once became a scalar loop), and the conv is one sum of its nine
-// taps in FMAs. (Loop 0 fills the pad's border, its four fills one loop
-// over the channels since dlc-fuse-parallel-loops: too little work for the
-// pool.)
-// CHECK-LABEL: llvm.func internal @dlc_parallel_body_1
+// taps in FMAs. (Loop 0 copies the interior; loop 1, after it, fills the
+// pad's border, its four fills one loop over the channels since
+// dlc-fuse-parallel-loops: too little work for the pool.)
+// CHECK-LABEL: llvm.func internal @dlc_parallel_body_0
 // CHECK: %[[ROW:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<8xf32>
 // CHECK: llvm.store %[[ROW]], %{{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK-LABEL: llvm.func internal @dlc_parallel_body_2
