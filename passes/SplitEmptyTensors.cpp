@@ -34,7 +34,11 @@ struct SplitEmptyTensorsPass : dlc::impl::SplitEmptyTensorsBase<SplitEmptyTensor
           auto insert = dyn_cast<tensor::InsertSliceOp>(other);
           if (insert && insert.getDest() == op.getResult() && !sharedClone.count(insert) &&
               slice.isSameAs(insert, isEqualConstantIntOrValue)) {
-            Operation *at = op->getBlock()->findAncestorOpInBlock(*slice);
+            Block *block = op->getBlock();
+            Operation *at = block->findAncestorOpInBlock(*slice);
+            Operation *insertAt = block->findAncestorOpInBlock(*insert);
+            if (insertAt->isBeforeInBlock(at))
+              at = insertAt; // the clone must come before both
             Value clone = OpBuilder(at).clone(*op)->getResult(0);
             sharedClone[slice] = sharedClone[insert] = clone;
             break;

@@ -58,3 +58,16 @@ func.func @slice_inserted_back(%a: tensor<1x8xf32>, %b: tensor<4x8xf32>) -> (ten
   %y = linalg.copy ins(%b : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %i, %y : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// The insert before the slice (the slice then reads what was inserted):
+// their shared clone goes before both.
+// CHECK-LABEL: func.func @insert_before_slice
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[I:.*]] = tensor.insert_slice %{{.*}} into %[[E]][0, 0] [1, 8] [1, 1]
+// CHECK-NEXT: tensor.extract_slice %[[E]][0, 0] [1, 8] [1, 1]
+func.func @insert_before_slice(%a: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %i = tensor.insert_slice %a into %e[0, 0] [1, 8] [1, 1] : tensor<1x8xf32> into tensor<4x8xf32>
+  %s = tensor.extract_slice %e[0, 0] [1, 8] [1, 1] : tensor<4x8xf32> to tensor<1x8xf32>
+  return %i, %s : tensor<4x8xf32>, tensor<1x8xf32>
+}
