@@ -17,10 +17,6 @@ struct SplitEmptyTensorsPass : dlc::impl::SplitEmptyTensorsBase<SplitEmptyTensor
     SmallVector<tensor::EmptyOp> empties;
     getOperation().walk([&](tensor::EmptyOp op) { empties.push_back(op); });
     for (tensor::EmptyOp op : empties) {
-      // Each use gets a clone in the original's block, right before the op
-      // holding the use (not inside its loops: a buffer there would be
-      // allocated per iteration; not earlier: the planner starts a buffer's
-      // lifetime at its allocation).
       // A slice taken from the empty and one inserted back at the same
       // place share a clone: the op computing into the slice then writes
       // the inserted tensor's buffer in place (a split depthwise conv's
@@ -45,6 +41,10 @@ struct SplitEmptyTensorsPass : dlc::impl::SplitEmptyTensorsBase<SplitEmptyTensor
           }
         }
       }
+      // Each use gets a clone in the original's block, right before the op
+      // holding the use (not inside its loops: a buffer there would be
+      // allocated per iteration; not earlier: the planner starts a buffer's
+      // lifetime at its allocation).
       for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
         if (Value clone = sharedClone.lookup(use.getOwner())) {
           use.set(clone);
