@@ -182,6 +182,13 @@ DimRange startOf(OpFoldResult v, scf::ParallelOp loop) {
 SmallVector<DimRange> accessedRanges(const Access &a, scf::ParallelOp loop, Value &base) {
   auto type = cast<MemRefType>(a.memref.getType());
   SmallVector<DimRange> ranges(type.getRank());
+  // From an access's indices, over `extent` elements a dim (1 where empty).
+  auto atIndices = [&](ValueRange indices, ArrayRef<int64_t> extent) {
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      ranges[d] = startOf(index, loop);
+      ranges[d].extent = extent.empty() ? 1 : extent[d];
+    }
+  };
   auto transfer = dyn_cast<VectorTransferOpInterface>(a.op);
   if (transfer && transfer.getSource() == a.memref) {
     // A dim the vector does not run along covers one index.
@@ -190,16 +197,11 @@ SmallVector<DimRange> accessedRanges(const Access &a, scf::ParallelOp loop, Valu
     for (auto [i, e] : llvm::enumerate(map.getResults()))
       if (auto dim = dyn_cast<AffineDimExpr>(e))
         extent[dim.getPosition()] = transfer.getVectorType().getDimSize(i);
-    for (auto [d, index] : llvm::enumerate(transfer.getIndices())) {
-      ranges[d] = startOf(index, loop);
-      ranges[d].extent = extent[d];
-    }
+    atIndices(transfer.getIndices(), extent);
   } else if (auto load = dyn_cast<memref::LoadOp>(a.op)) {
-    for (auto [d, index] : llvm::enumerate(load.getIndices()))
-      ranges[d] = startOf(index, loop), ranges[d].extent = 1;
+    atIndices(load.getIndices(), {});
   } else if (auto store = dyn_cast<memref::StoreOp>(a.op)) {
-    for (auto [d, index] : llvm::enumerate(store.getIndices()))
-      ranges[d] = startOf(index, loop), ranges[d].extent = 1;
+    atIndices(store.getIndices(), {});
   } else {
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (!type.isDynamicDim(d))

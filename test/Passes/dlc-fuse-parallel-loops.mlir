@@ -199,3 +199,30 @@ func.func @taps_read_neighbouring_rows(%src: memref<1x8x4x4xf32>, %pad: memref<1
   }
   return
 }
+
+// -----
+
+// Scalar accesses: iteration i of the second loads the element iteration
+// i of the first stored, and nothing else: one loop.
+// CHECK-LABEL: func.func @load_what_the_same_iteration_stored
+// CHECK: scf.parallel (%[[I:.*]]) =
+// CHECK: memref.store %{{.*}}, %[[A:.*]][%[[I]]]
+// CHECK: memref.load %[[A]][%[[I]]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @load_what_the_same_iteration_stored(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %z, %a[%i] : memref<8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %v = memref.load %a[%i] : memref<8xf32>
+    memref.store %v, %b[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
