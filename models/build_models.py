@@ -10,6 +10,8 @@ writes, under OUT_DIR:
   mlp.onnx, lenet.onnx                 small networks (784-256-128-10; LeNet-5 style)
   resnet18.onnx, resnet50.onnx, mobilenetv2.onnx  torchvision architectures, batch 1, 224x224
   resnet18_b8.onnx, mobilenetv2_b8.onnx  the same at batch 8
+  mobilenetv2_folded.onnx              MobileNetV2 with its BatchNorms folded into the convs'
+                                       weights and biases, as PyTorch exports it
   mlp_dynamic.onnx                     batch dim is the symbol "N"
   lenet_b3.onnx                        batch 3: fully connected layers as matrix-vector
                                        products of 3 rows
@@ -231,6 +233,43 @@ def mobilenetv2(batch=1):
     return g.model("mobilenetv2", [tensor("input", [batch, 3, 224, 224])], [tensor(y, [batch, 1000])])
 
 
+def fold_batchnorm(model):
+    """`model` with each BatchNormalization that is its Conv's only reader
+    folded into that Conv's weights and bias, as torch.onnx.export writes a
+    model in eval mode: every conv then has a bias and no BatchNorm."""
+    g = model.graph
+    init = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers[i] = readers.get(i, 0) + 1
+    convs = {n.output[0]: n for n in g.node if n.op_type == "Conv"}
+    nodes, folded = [], {}
+    for n in g.node:
+        conv = convs.get(n.input[0]) if n.op_type == "BatchNormalization" else None
+        if conv is None or readers[conv.output[0]] != 1:
+            nodes.append(n)
+            continue
+        gamma, beta, mean, var = (init[i].astype(np.float64) for i in n.input[1:5])
+        eps = next((a.f for a in n.attribute if a.name == "epsilon"), 1e-5)
+        scale = gamma / np.sqrt(var + eps)
+        w = init[conv.input[1]].astype(np.float64)
+        b = init[conv.input[2]].astype(np.float64) if len(conv.input) > 2 else 0.0
+        folded[conv.input[1]] = (w * scale[:, None, None, None]).astype(np.float32)
+        bias = conv.output[0] + "_bias"
+        folded[bias] = ((b - mean) * scale + beta).astype(np.float32)
+        conv.input[:] = [conv.input[0], conv.input[1], bias]
+        conv.output[0] = n.output[0]
+    used = {i for n in nodes for i in n.input}
+    inits = [numpy_helper.from_array(folded.get(name, a), name)
+             for name, a in list(init.items()) + [(k, v) for k, v in folded.items() if k not in init]
+             if name in used]
+    del g.node[:], g.initializer[:]
+    g.node.extend(nodes)
+    g.initializer.extend(inits)
+    return model
+
+
 def op_models():
     """Small models, one per importer feature, for lit tests and numerics."""
     models = {}
@@ -407,7 +446,7 @@ def main():
               "resnet50": resnet50(),
               "mlp_dynamic": mlp(symbolic=True), "resnet18_b8": resnet18(8),
               "mobilenetv2_b8": mobilenetv2(8), "mlp_b8": mlp(8), "lenet_b8": lenet(8),
-              "lenet_b3": lenet(3)}
+              "lenet_b3": lenet(3), "mobilenetv2_folded": fold_batchnorm(mobilenetv2())}
     models.update(train_models())
     for name, m in models.items():
         onnx.checker.check_model(m)

@@ -150,49 +150,10 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
   return out;
 }
 
-/// The start of a packed conv GEMM whose conv starts from a per-filter
-/// bias (LowerToLinalg's conv bias: every conv of a model exported with its
-/// BatchNorm folded in): the GEMM starts from zeros and the bias is added
-/// after it, by the conv's one user where that is an elementwise generic
-/// (its activation: the bias added to the conv's value first), else by a
-/// generic of its own that the conv's users read. dlc-tile-and-vectorize
-/// then starts the register tiles from zeros in registers and applies that
-/// generic, bias included, before the store; a bias start was a pass
-/// writing the bias over the whole output, the tiles' accumulators loaded
-/// from it and stored back, and the activation a pass of its own
-/// (MobileNetV2 with BatchNorm folded in ran 8% slower than with it). The
-/// sums differ from the conv's only in rounding (the bias added last).
-/// Returns the init for packedGemm: a zero fill, or the conv's own.
-Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
-  Value init = conv.getOutputs()[0];
-  bool scalar = false;
-  Value bias = dlc::biasOf(init, scalar);
-  Value result = conv.getResult(0);
-  auto type = cast<RankedTensorType>(init.getType());
-  if (!bias || scalar || !isa<FloatType>(type.getElementType()))
-    return init;
-  MLIRContext *ctx = r.getContext();
-  AffineMap perFilter = AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, ctx)}, ctx);
-  Location loc = conv.getLoc();
-  auto zeroStart = [&] {
-    r.setInsertionPoint(conv);
-    return dlc::filled(r, loc, type, 0.0);
-  };
-  OpOperand *use = result.hasOneUse() ? &*result.getUses().begin() : nullptr;
-  auto g = use ? dyn_cast<linalg::GenericOp>(use->getOwner()) : nullptr;
-  if (!g || g.getNumResults() != 1 || g.getNumReductionLoops() != 0 ||
-      g.getNumLoops() != type.getRank() || !g.isDpsInput(use) ||
-      !g.getMatchingIndexingMap(use).isIdentity() || !dlc::hasScalarElementwiseBody(g)) {
-    // No activation to carry it: the bias as an op of its own after the conv.
-    r.setInsertionPointAfter(conv);
-    Value added = dlc::buildParallelGeneric(
-        r, loc, type, {result, bias}, {r.getMultiDimIdentityMap(type.getRank()), perFilter},
-        [](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return b.create<arith::AddFOp>(l, args[0], args[1]);
-        });
-    r.replaceAllUsesExcept(result, added, added.getDefiningOp());
-    return zeroStart();
-  }
+/// `g` with `bias` (per filter, dim 1) added to its input `use` before its
+/// body.
+void addBiasInto(PatternRewriter &r, linalg::GenericOp g, OpOperand *use, Value bias,
+                 AffineMap perFilter) {
   unsigned at = use->getOperandNumber();
   SmallVector<Value> inputs(g.getDpsInputs());
   inputs.push_back(bias);
@@ -222,7 +183,117 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
         b.create<linalg::YieldOp>(l, yielded);
       });
   r.replaceOp(g, withBias.getResults());
-  return zeroStart();
+}
+
+/// The sum of `copy`'s input and `bias` (per filter) written into `copy`'s
+/// buffer, instead of the copy.
+void addBiasIntoCopy(PatternRewriter &r, linalg::CopyOp copy, Value bias, AffineMap perFilter) {
+  auto type = cast<RankedTensorType>(copy.getOutputs()[0].getType());
+  AffineMap identity = r.getMultiDimIdentityMap(type.getRank());
+  r.setInsertionPoint(copy);
+  auto added = r.create<linalg::GenericOp>(
+      copy.getLoc(), TypeRange{type}, ValueRange{copy.getInputs()[0], bias}, copy.getOutputs(),
+      ArrayRef<AffineMap>{identity, perFilter, identity},
+      SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+      [](OpBuilder &b, Location l, ValueRange args) {
+        b.create<linalg::YieldOp>(l, ValueRange{b.create<arith::AddFOp>(l, args[0], args[1])});
+      });
+  r.replaceOp(copy, added.getResults());
+}
+
+/// Whether `v` is (a reshape or slice of) the result of a contraction that
+/// comes after `op` in its block: a later conv's GEMM.
+bool laterGemm(Value v, Operation *op) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(def)) {
+      auto l = dyn_cast<linalg::LinalgOp>(def);
+      return l && l.getNumReductionLoops() > 0 && def->getBlock() == op->getBlock() &&
+             op->isBeforeInBlock(def);
+    }
+    v = def->getOperand(0);
+  }
+  return false;
+}
+
+/// The start of a packed conv GEMM whose conv starts from a per-filter
+/// bias (LowerToLinalg's conv bias: every conv of a model exported with its
+/// BatchNorm folded in): the GEMM starts from zeros and the bias is added
+/// after it, by the conv's users where each can take it, else by a generic
+/// of its own that the conv's users read. A user takes it where it is an
+/// elementwise generic reading the conv's value once, element for element
+/// (its activation, a residual add: the bias added to the conv's value
+/// first), and reads no later conv's value (a residual add of two convs'
+/// values is the later conv's epilogue: this one's sum must exist before
+/// it); or a copy into a padded input (dlc::writeIntoCorner's, made before
+/// this conv was rewritten), which becomes the bias add into that buffer.
+/// dlc-tile-and-vectorize then starts the register tiles from zeros in
+/// registers and applies that generic, bias included, before the store; a
+/// bias start was a pass writing the bias over the whole output, the
+/// tiles' accumulators loaded from it and stored back, and the activation
+/// a pass of its own (MobileNetV2 with BatchNorm folded in ran 8% slower
+/// than with it). Each user, not only a sole one: a residual add whose sum
+/// the next 1x1 conv also reads is cloned into that conv's padded input;
+/// with an add of their own instead, the residual adds of MobileNetV2's
+/// 14x14 and 7x7 blocks ran as passes of their own. The sums differ from
+/// the conv's only in rounding (the bias added last).
+/// Returns the init for packedGemm: a zero fill, or the conv's own.
+Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
+  Value init = conv.getOutputs()[0];
+  bool scalar = false;
+  Value bias = dlc::biasOf(init, scalar);
+  Value result = conv.getResult(0);
+  auto type = cast<RankedTensorType>(init.getType());
+  if (!bias || scalar || !isa<FloatType>(type.getElementType()))
+    return init;
+  MLIRContext *ctx = r.getContext();
+  AffineMap perFilter = AffineMap::get(type.getRank(), 0, {getAffineDimExpr(1, ctx)}, ctx);
+  Location loc = conv.getLoc();
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : result.getUses())
+    uses.push_back(&use);
+  auto copyOf = [&](OpOperand *use) {
+    auto copy = dyn_cast<linalg::CopyOp>(use->getOwner());
+    return copy && copy.isDpsInput(use) && copy.getOutputs()[0].getType() == type
+               ? copy
+               : linalg::CopyOp();
+  };
+  auto takesBias = [&](OpOperand *use) {
+    if (copyOf(use))
+      return true;
+    auto g = dyn_cast<linalg::GenericOp>(use->getOwner());
+    return g && g.getNumResults() == 1 && g.getNumReductionLoops() == 0 &&
+           g.getNumLoops() == type.getRank() && g.isDpsInput(use) &&
+           g.getMatchingIndexingMap(use).isIdentity() && dlc::hasScalarElementwiseBody(g) &&
+           llvm::count_if(uses, [&](OpOperand *u) { return u->getOwner() == g; }) == 1 &&
+           llvm::none_of(g.getDpsInputOperands(), [&](OpOperand *in) {
+             return in != use && laterGemm(in->get(), conv);
+           });
+  };
+  if (!uses.empty() && llvm::all_of(uses, takesBias)) {
+    for (OpOperand *use : uses) {
+      if (linalg::CopyOp copy = copyOf(use))
+        addBiasIntoCopy(r, copy, bias, perFilter);
+      else
+        addBiasInto(r, cast<linalg::GenericOp>(use->getOwner()), use, bias, perFilter);
+    }
+  } else {
+    // The bias as an op of its own after the conv (and into the copies'
+    // buffers, as writeIntoCorner clones a producer).
+    r.setInsertionPointAfter(conv);
+    Value added = dlc::buildParallelGeneric(
+        r, loc, type, {result, bias}, {r.getMultiDimIdentityMap(type.getRank()), perFilter},
+        [](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return b.create<arith::AddFOp>(l, args[0], args[1]);
+        });
+    for (OpOperand *use : uses) {
+      if (linalg::CopyOp copy = copyOf(use))
+        addBiasIntoCopy(r, copy, bias, perFilter);
+      else
+        r.modifyOpInPlace(use->getOwner(), [&] { use->set(added); });
+    }
+  }
+  r.setInsertionPoint(conv);
+  return dlc::filled(r, loc, type, 0.0);
 }
 
 /// The conv input `x` [N, K, H, W] as [N, K, P] (P = H W) in a buffer padded

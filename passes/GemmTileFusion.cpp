@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/GemmTileFusion.h"
+#include "passes/LinalgBuilders.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,6 +20,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <functional>
 
 using namespace mlir;
 
@@ -43,9 +46,18 @@ bool reshapedGemmResult(Value v) {
 
 /// `v` padded at the end of each dim with zeros to `type`: a new constant
 /// when `v` is one (a per-channel scale, which must exist before the GEMM
-/// it joins), else a tensor.pad.
+/// it joins), else a tensor.pad. A conv's own bias (an ONNX initializer, in
+/// a resource blob: every conv of a model exported with its BatchNorm
+/// folded) is one too; padded at run time instead, it kept the bias and
+/// activation out of the GEMM's tiles, a pass of their own over memory.
 Value padWithZeros(PatternRewriter &rewriter, Location loc, Value v, RankedTensorType type) {
   auto from = cast<RankedTensorType>(v.getType());
+  if (from.getRank() == 1 && from.getElementType().isF32())
+    if (std::optional<SmallVector<float>> values = dlc::constantF32Values(v)) {
+      values->resize(type.getDimSize(0), 0.0f);
+      return rewriter.create<arith::ConstantOp>(
+          loc, type, DenseElementsAttr::get(type, ArrayRef<float>(*values)));
+    }
   DenseElementsAttr dense;
   if (matchPattern(v, m_Constant(&dense)) && from.getRank() == 1 &&
       isa<FloatType>(from.getElementType())) {
@@ -209,11 +221,20 @@ bool sameElementwise(linalg::GenericOp a, linalg::GenericOp b) {
     }
     return false;
   };
-  // ComputeOverGemmPadding made each its own padded per-channel constants.
-  auto same = [](Value x, Value y) {
+  // ComputeOverGemmPadding made each its own padded per-channel constants,
+  // or its own reshape of one that needed no padding (a resource blob, which
+  // the reshape does not fold into a constant: a conv's own bias).
+  std::function<bool(Value, Value)> same = [&](Value x, Value y) {
     Attribute cx, cy;
-    return x == y || (matchPattern(x, m_Constant(&cx)) && matchPattern(y, m_Constant(&cy)) &&
-                      cx == cy);
+    if (x == y || (matchPattern(x, m_Constant(&cx)) && matchPattern(y, m_Constant(&cy)) &&
+                   cx == cy))
+      return true;
+    Operation *dx = x.getDefiningOp(), *dy = y.getDefiningOp();
+    bool reshapes = dx && dy && dx->getName() == dy->getName() &&
+                    isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(dx) &&
+                    dx->getNumOperands() == 1 && dy->getNumOperands() == 1 &&
+                    x.getType() == y.getType() && dx->getAttrs() == dy->getAttrs();
+    return reshapes && same(dx->getOperand(0), dy->getOperand(0));
   };
   if (!freshInit(a) || !freshInit(b) || a->getResultTypes() != b->getResultTypes() ||
       a.getNumDpsInputs() != b.getNumDpsInputs() ||

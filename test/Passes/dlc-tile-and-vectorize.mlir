@@ -522,6 +522,59 @@ func.func @padded_panel_gemm_epilogue(%w: tensor<2x36x6xf32>, %cols: tensor<1x36
 
 // -----
 
+// The same with the scale in a resource blob (an ONNX initializer: a conv's
+// own bias where its BatchNorm was folded in): padded at compile time too,
+// not by a tensor.pad at run time, which had kept the epilogue out of the
+// GEMM's tiles.
+// CHECK-LABEL: func.func @padded_panel_gemm_resource_scale
+// CHECK: %[[RSCALE:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, {{.*}}, 1.000000e+01, 0.000000e+00, 0.000000e+00]]> : tensor<2x6xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: %[[ROUT:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract
+// CHECK: vector.transfer_read %[[RSCALE]]
+// CHECK: arith.maximumf
+// CHECK: tensor.parallel_insert_slice
+// CHECK-NOT: scf.forall
+// CHECK: return
+#rwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#rcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#romap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#rid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#rch = affine_map<(n, c, h, w) -> (c)>
+func.func @padded_panel_gemm_resource_scale(%w: tensor<2x36x6xf32>, %cols: tensor<1x36x48xf32>) -> tensor<1x10x5x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %scale = arith.constant dense_resource<ten_scales> : tensor<10xf32>
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#rwmap, #rcmap, #romap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid = tensor.extract_slice %flat[0, 0, 0] [1, 10, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x10x40xf32>
+  %img = tensor.expand_shape %valid [[0], [1], [2, 3]] output_shape [1, 10, 5, 8] : tensor<1x10x40xf32> into tensor<1x10x5x8xf32>
+  %out = tensor.empty() : tensor<1x10x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#rid, #rch, #rid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %scale : tensor<1x10x5x8xf32>, tensor<10xf32>) outs(%out : tensor<1x10x5x8xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %r = arith.maximumf %y, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x10x5x8xf32>
+  return %1 : tensor<1x10x5x8xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      ten_scales: "0x040000000000803F0000004000004040000080400000A0400000C0400000E040000000410000104100002041"
+    }
+  }
+#-}
+
+// -----
+
 // A residual add after a padded GEMM whose other input is the valid corner
 // of an earlier GEMM's padded result (a ResNet block's input, the output of
 // the previous fused epilogue): it reads that padded result in place, and
@@ -785,6 +838,75 @@ func.func @epilogue_clone_merged(%w: tensor<2x36x6xf32>, %w2: tensor<2x10x6xf32>
   } -> tensor<1x2x6x48xf32>
   return %3, %1 : tensor<1x2x6x48xf32>, tensor<1x10x5x8xf32>
 }
+
+// -----
+
+// The same with a per-channel bias from a resource blob that needs no
+// padding (12 filters, two whole panels): each epilogue reshapes it to the
+// panels on its own, and a reshape of a resource is no constant to
+// compare; the two reshapes of one constant still make the epilogues one.
+// CHECK-LABEL: func.func @epilogue_clone_merged_resource_bias
+// CHECK: %[[RFIRST:.*]] = scf.forall (%{{.*}}) in (2)
+// CHECK: vector.contract
+// CHECK: arith.maximumf
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: arith.maximumf
+// CHECK: return
+#bwmap = affine_map<(n, b, r, p, k) -> (b, k, r)>
+#bcmap = affine_map<(n, b, r, p, k) -> (n, k, p)>
+#bomap = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
+#bid = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#bch = affine_map<(n, c, h, w) -> (c)>
+func.func @epilogue_clone_merged_resource_bias(%w: tensor<2x36x6xf32>, %w2: tensor<2x12x6xf32>, %cols: tensor<1x36x48xf32>) -> (tensor<1x2x6x48xf32>, tensor<1x12x5x8xf32>) {
+  %z = arith.constant 0.0 : f32
+  %bias = arith.constant dense_resource<twelve_biases> : tensor<12xf32>
+  %e = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc = linalg.fill ins(%z : f32) outs(%e : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %0 = linalg.generic {indexing_maps = [#bwmap, #bcmap, #bomap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<2x36x6xf32>, tensor<1x36x48xf32>) outs(%acc : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  %flat = tensor.collapse_shape %0 [[0], [1, 2], [3]] : tensor<1x2x6x48xf32> into tensor<1x12x48xf32>
+  %valid = tensor.extract_slice %flat[0, 0, 0] [1, 12, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x12x40xf32>
+  %img = tensor.expand_shape %valid [[0], [1], [2, 3]] output_shape [1, 12, 5, 8] : tensor<1x12x40xf32> into tensor<1x12x5x8xf32>
+  %out = tensor.empty() : tensor<1x12x5x8xf32>
+  %1 = linalg.generic {indexing_maps = [#bid, #bch, #bid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %bias : tensor<1x12x5x8xf32>, tensor<12xf32>) outs(%out : tensor<1x12x5x8xf32>) {
+  ^bb0(%x: f32, %bv: f32, %o: f32):
+    %y = arith.addf %x, %bv : f32
+    %r = arith.maximumf %y, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x5x8xf32>
+  %next = bufferization.alloc_tensor() : tensor<1x12x48xf32>
+  %corner = tensor.extract_slice %next[0, 0, 0] [1, 12, 40] [1, 1, 1] : tensor<1x12x48xf32> to tensor<1x12x40xf32>
+  %view = tensor.expand_shape %corner [[0], [1], [2, 3]] output_shape [1, 12, 5, 8] : tensor<1x12x40xf32> into tensor<1x12x5x8xf32>
+  %2 = linalg.generic {indexing_maps = [#bid, #bch, #bid], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %bias : tensor<1x12x5x8xf32>, tensor<12xf32>) outs(%view : tensor<1x12x5x8xf32>) {
+  ^bb0(%x: f32, %bv: f32, %o: f32):
+    %y = arith.addf %x, %bv : f32
+    %r = arith.maximumf %y, %z : f32
+    linalg.yield %r : f32
+  } -> tensor<1x12x5x8xf32>
+  %pixels = tensor.collapse_shape %2 [[0], [1], [2, 3]] : tensor<1x12x5x8xf32> into tensor<1x12x40xf32>
+  %in = tensor.insert_slice %pixels into %next[0, 0, 0] [1, 12, 40] [1, 1, 1] : tensor<1x12x40xf32> into tensor<1x12x48xf32>
+  %e2 = tensor.empty() : tensor<1x2x6x48xf32>
+  %acc2 = linalg.fill ins(%z : f32) outs(%e2 : tensor<1x2x6x48xf32>) -> tensor<1x2x6x48xf32>
+  %3 = linalg.generic {indexing_maps = [#bwmap, #bcmap, #bomap], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w2, %in : tensor<2x12x6xf32>, tensor<1x12x48xf32>) outs(%acc2 : tensor<1x2x6x48xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x48xf32>
+  return %3, %1 : tensor<1x2x6x48xf32>, tensor<1x12x5x8xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      twelve_biases: "0x040000000000003F0000803F0000C03F0000004000002040000040400000604000008040000090400000A0400000B0400000C040"
+    }
+  }
+#-}
 
 // -----
 
