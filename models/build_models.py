@@ -261,8 +261,7 @@ def fold_batchnorm(model):
         conv.input[:] = [conv.input[0], conv.input[1], bias]
         conv.output[0] = n.output[0]
     used = {i for n in nodes for i in n.input}
-    inits = [numpy_helper.from_array(folded.get(name, a), name)
-             for name, a in list(init.items()) + [(k, v) for k, v in folded.items() if k not in init]
+    inits = [numpy_helper.from_array(a, name) for name, a in {**init, **folded}.items()
              if name in used]
     del g.node[:], g.initializer[:]
     g.node.extend(nodes)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ConvGemmLayout.h"
+#include "passes/GemmTileFusion.h"
 #include "passes/LibraryGemm.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
@@ -201,18 +202,11 @@ void addBiasIntoCopy(PatternRewriter &r, linalg::CopyOp copy, Value bias, Affine
   r.replaceOp(copy, added.getResults());
 }
 
-/// Whether `v` is (a reshape or slice of) the result of a contraction that
-/// comes after `op` in its block: a later conv's GEMM.
+/// Whether `v` is (a reshape or slice of) the result of a GEMM that comes
+/// after `op` in its block: a later conv's.
 bool laterGemm(Value v, Operation *op) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ExtractSliceOp>(def)) {
-      auto l = dyn_cast<linalg::LinalgOp>(def);
-      return l && l.getNumReductionLoops() > 0 && def->getBlock() == op->getBlock() &&
-             op->isBeforeInBlock(def);
-    }
-    v = def->getOperand(0);
-  }
-  return false;
+  linalg::LinalgOp gemm = dlc::reshapedGemm(v);
+  return gemm && gemm->getBlock() == op->getBlock() && op->isBeforeInBlock(gemm);
 }
 
 /// The start of a packed conv GEMM whose conv starts from a per-filter
@@ -269,28 +263,25 @@ Value gemmStart(PatternRewriter &r, linalg::Conv2DNchwFchwOp conv) {
              return in != use && laterGemm(in->get(), conv);
            });
   };
-  if (!uses.empty() && llvm::all_of(uses, takesBias)) {
-    for (OpOperand *use : uses) {
-      if (linalg::CopyOp copy = copyOf(use))
-        addBiasIntoCopy(r, copy, bias, perFilter);
-      else
-        addBiasInto(r, cast<linalg::GenericOp>(use->getOwner()), use, bias, perFilter);
-    }
-  } else {
-    // The bias as an op of its own after the conv (and into the copies'
-    // buffers, as writeIntoCorner clones a producer).
+  // Where some user cannot take it, the bias as an op of its own after the
+  // conv for those (the copies still take it, as writeIntoCorner clones a
+  // producer).
+  Value added;
+  if (uses.empty() || !llvm::all_of(uses, takesBias)) {
     r.setInsertionPointAfter(conv);
-    Value added = dlc::buildParallelGeneric(
+    added = dlc::buildParallelGeneric(
         r, loc, type, {result, bias}, {r.getMultiDimIdentityMap(type.getRank()), perFilter},
         [](OpBuilder &b, Location l, ValueRange args) -> Value {
           return b.create<arith::AddFOp>(l, args[0], args[1]);
         });
-    for (OpOperand *use : uses) {
-      if (linalg::CopyOp copy = copyOf(use))
-        addBiasIntoCopy(r, copy, bias, perFilter);
-      else
-        r.modifyOpInPlace(use->getOwner(), [&] { use->set(added); });
-    }
+  }
+  for (OpOperand *use : uses) {
+    if (linalg::CopyOp copy = copyOf(use))
+      addBiasIntoCopy(r, copy, bias, perFilter);
+    else if (added)
+      r.modifyOpInPlace(use->getOwner(), [&] { use->set(added); });
+    else
+      addBiasInto(r, cast<linalg::GenericOp>(use->getOwner()), use, bias, perFilter);
   }
   r.setInsertionPoint(conv);
   return dlc::filled(r, loc, type, 0.0);

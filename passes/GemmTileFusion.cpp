@@ -25,10 +25,7 @@
 
 using namespace mlir;
 
-namespace {
-/// Whether `v` is, through reshapes, the result of a linalg op with a
-/// reduction (a GEMM): elementwise ops reading it are its epilogue.
-bool reshapedGemmResult(Value v) {
+linalg::LinalgOp dlc::reshapedGemm(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
       v = e.getSrc();
@@ -37,12 +34,18 @@ bool reshapedGemmResult(Value v) {
     else if (auto s = dyn_cast<tensor::ExtractSliceOp>(def))
       v = s.getSource();
     else if (auto l = dyn_cast<linalg::LinalgOp>(def))
-      return l.getNumReductionLoops() > 0 && l.getNumParallelLoops() >= 3;
+      return l.getNumReductionLoops() > 0 && l.getNumParallelLoops() >= 3 ? l
+                                                                         : linalg::LinalgOp();
     else
-      return false;
+      return {};
   }
-  return false;
+  return {};
 }
+
+namespace {
+/// Whether `v` is, through reshapes, the result of a GEMM: elementwise ops
+/// reading it are its epilogue.
+bool reshapedGemmResult(Value v) { return static_cast<bool>(dlc::reshapedGemm(v)); }
 
 /// `v` padded at the end of each dim with zeros to `type`: a new constant
 /// when `v` is one (a per-channel scale, which must exist before the GEMM

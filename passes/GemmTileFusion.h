@@ -37,6 +37,10 @@ mlir::linalg::LinalgOp fuseEpilogue(mlir::RewriterBase &rewriter, mlir::scf::For
 /// tile's fill (to be vectorized), or null.
 mlir::linalg::LinalgOp fuseInitFill(mlir::RewriterBase &rewriter, mlir::scf::ForallOp forall);
 
+/// The linalg op with a reduction (a GEMM, or a conv not yet rewritten
+/// into one) whose result `v` is through reshapes and slices, or null.
+mlir::linalg::LinalgOp reshapedGemm(mlir::Value v);
+
 /// Whether `op` is a fill whose only use is a contraction's accumulator,
 /// which fuseInitFill will move into the contraction's tiles.
 bool initOfContraction(mlir::linalg::LinalgOp op);
