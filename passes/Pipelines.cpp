@@ -216,6 +216,8 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
   // Down to the LLVM dialect.
   pm.addNestedPass<func::FuncOp>(createLowerVectors());
+  // Relu/Clip bounds as compare+select: one vmaxps/vminps at any width.
+  pm.addNestedPass<func::FuncOp>(createConstantMinMaxToSelect());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
