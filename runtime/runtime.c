@@ -32,6 +32,10 @@ struct dlc_model {
   char *image_arenas;
   int image_slots;
   dlc_pool serial;
+  /* Where the cores outnumber the batch's images (16 cores, batch 8): per
+   * image slot, a group of up to group_threads of the pool's threads. */
+  dlc_pool *groups;
+  int group_threads;
   /* Trainable builds: two sets of [parameters | optimizer state], each slot
    * 64-byte aligned; `current` holds the live values. */
   char *persist;
@@ -145,6 +149,35 @@ static void *alloc_arena(size_t bytes) {
   return p;
 }
 
+/* The image slots' thread groups, where each can have two threads or more
+ * (see run_per_image); 0 if they cannot be allocated. */
+static int start_groups(dlc_model *m, int slots, int per_slot) {
+  if (slots < 2 || per_slot < 2)
+    return 1;
+  m->groups = calloc((size_t)slots, sizeof(dlc_pool));
+  if (!m->groups)
+    return 0;
+  for (int k = 0; k < slots; ++k)
+    if (!dlc_group_start(&m->groups[k], per_slot)) {
+      for (int j = 0; j < k; ++j)
+        dlc_pool_stop(&m->groups[j]);
+      free(m->groups);
+      m->groups = NULL;
+      return 0;
+    }
+  m->group_threads = per_slot;
+  return 1;
+}
+
+static void stop_groups(dlc_model *m) {
+  if (!m->groups)
+    return;
+  for (int k = 0; k < m->image_slots; ++k)
+    dlc_pool_stop(&m->groups[k]);
+  free(m->groups);
+  m->groups = NULL;
+}
+
 DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   if (!out)
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT, "dlc_create: out is NULL");
@@ -181,6 +214,10 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   if (m) {
     m->image_slots = slots;
     m->serial.active = 1;
+    if (!start_groups(m, slots, (int)(cores / slots)) && run_args) {
+      free(run_args);
+      run_args = NULL;
+    }
   }
   if (!run_args) {
     free(args);
@@ -196,8 +233,10 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
       free(arena);
     free(args);
     free(run_args);
-    if (m)
+    if (m) {
       free(m->image_arenas);
+      stop_groups(m);
+    }
     free(m);
     return set_error(create_error, DLC_ERROR_OUT_OF_MEMORY,
                      "dlc_create: cannot allocate the %zu-byte arena or the thread pool",
@@ -341,38 +380,86 @@ static size_t num_args(void) {
   return (size_t)dlc_meta.num_inputs + num_params() + dlc_meta.num_outputs + 2;
 }
 
+/* Image slot `k`'s argument list: the model's, with slot k's arena (slot
+ * 0: the model's own) and `pool` for the generated code's loops. */
+static void **slot_args(dlc_model *m, int k, dlc_pool *pool) {
+  size_t nargs = num_args();
+  void **args = m->run_args + (size_t)k * nargs;
+  memcpy(args, m->args, nargs * sizeof(void *));
+  if (k > 0)
+    args[nargs - 2] =
+        m->image_arenas + (size_t)(k - 1) * ((size_t)(dlc_arena_bytes() + 63) / 64 * 64);
+  args[nargs - 1] = pool;
+  return args;
+}
+
 /* Images [lo, hi) on one thread of the pool: its own argument list, arena
  * and one-thread pool (by the thread's index in the pool). */
 static void images_on_one_thread(void *ctx, int64_t lo, int64_t hi, int thread) {
   dlc_model *m = ctx;
-  size_t nargs = num_args();
-  void **args = m->run_args + (size_t)thread * nargs;
-  memcpy(args, m->args, nargs * sizeof(void *));
-  if (thread > 0)
-    args[nargs - 2] =
-        m->image_arenas + (size_t)(thread - 1) * ((size_t)(dlc_arena_bytes() + 63) / 64 * 64);
-  args[nargs - 1] = &m->serial;
+  void **args = slot_args(m, thread, &m->serial);
   for (int64_t r = lo; r < hi; ++r)
     run_image(m, args, r);
 }
 
+/* A batch on groups of threads: task c is thread c % per_group of group
+ * c / per_group; each group's thread 0 runs images k, k + groups, ... on
+ * the group's pool, which the group's other threads serve meanwhile. */
+typedef struct group_batch {
+  dlc_model *m;
+  int groups, per_group;
+} group_batch;
+
+static void images_on_a_group(void *ctx, int64_t lo, int64_t hi, int thread) {
+  (void)thread;
+  group_batch *b = ctx;
+  for (int64_t c = lo; c < hi; ++c) {
+    int k = (int)(c / b->per_group), member = (int)(c % b->per_group);
+    dlc_pool *group = &b->m->groups[k];
+    if (member) {
+      dlc_group_serve(group, member);
+      continue;
+    }
+    void **args = slot_args(b->m, k, group);
+    for (int64_t r = k; r < dlc_meta.batch_runs; r += b->groups)
+      run_image(b->m, args, r);
+    dlc_group_release(group);
+  }
+}
+
 /* A batch-separable model (dlc_model_meta's batch_runs), compiled at batch
- * 1: with several threads, images side by side, one thread and one arena
- * each (on 16 cores one image's layers were too small to share out:
- * MobileNetV2 at batch 8 took 34.8 ms an image at a time against 15.0 for
- * the batched build); with one, image after image. */
+ * 1: with several threads, images side by side, each on its own arena (on
+ * 16 cores one image's layers were too small to share out: MobileNetV2 at
+ * batch 8 took 34.8 ms an image at a time against 15.0 for the batched
+ * build). One thread each while the images are at least as many as the
+ * threads; else each image slot gets a group of threads / images of them
+ * (batch 8 on 16 threads: 8 groups of 2, where one thread an image left
+ * half the cores idle). With one thread, image after image. */
 static void run_per_image(dlc_model *m) {
-  int threads = m->pool.active < m->image_slots ? m->pool.active : m->image_slots;
-  if (threads > 1) {
-    int saved = m->pool.active;
-    m->pool.active = threads;
+  int threads = m->pool.active;
+  int groups = threads < m->image_slots ? threads : m->image_slots;
+  int per_group = m->groups ? threads / groups : 1;
+  if (per_group > m->group_threads)
+    per_group = m->group_threads;
+  int saved = m->pool.active;
+  if (groups > 1 && per_group > 1) {
+    for (int k = 0; k < groups; ++k)
+      dlc_group_open(&m->groups[k], per_group);
+    group_batch batch = {m, groups, per_group};
+    m->pool.active = groups * per_group;
+    dlc_parallel_for_threads(&m->pool, images_on_a_group, &batch, groups * per_group);
+    m->pool.active = saved;
+    return;
+  }
+  if (groups > 1) {
+    m->pool.active = groups;
     dlc_parallel_for_threads(&m->pool, images_on_one_thread, m, dlc_meta.batch_runs);
     m->pool.active = saved;
     return;
   }
-  memcpy(m->run_args, m->args, num_args() * sizeof(void *));
+  void **args = slot_args(m, 0, &m->serial);
   for (int64_t r = 0; r < dlc_meta.batch_runs; ++r)
-    run_image(m, m->run_args, r);
+    run_image(m, args, r);
 }
 
 DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
@@ -416,6 +503,7 @@ DLC_API void dlc_destroy(dlc_model *m) {
     dlc_gpu_destroy(m->gpu);
   else
     dlc_pool_stop(&m->pool);
+  stop_groups(m);
   if (m->owns_arena)
     free(m->arena);
   free(m->args);

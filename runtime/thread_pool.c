@@ -149,10 +149,9 @@ static int loop_finished(void *pool) {
   return atomic_load_explicit(&((dlc_pool *)pool)->unfinished, memory_order_acquire) == 0;
 }
 
-static void *worker_main(void *arg) {
-  dlc_pool *p = ((worker_arg *)arg)->pool;
-  int index = ((worker_arg *)arg)->index;
-  unsigned long seen = 0;
+/* Runs the loops `p`'s caller dispatches, as thread `index`, until the
+ * pool stops; `seen` is the last loop this thread need not run. */
+static void serve(dlc_pool *p, int index, unsigned long seen) {
   for (;;) {
     wait_arg w = {p, seen};
     spin_until(new_loop_or_stop, &w);
@@ -163,7 +162,7 @@ static void *worker_main(void *arg) {
       pthread_mutex_unlock(&p->mu);
     }
     if (atomic_load(&p->stop))
-      return NULL;
+      return;
     /* The fields may already be the next loop's when this thread was
      * late: then every take fails on the generation, as the caller only
      * rewrites them once no chunk of this one is left. */
@@ -178,6 +177,11 @@ static void *worker_main(void *arg) {
     if (index < l.parts)
       work(p, index, &l);
   }
+}
+
+static void *worker_main(void *arg) {
+  serve(((worker_arg *)arg)->pool, ((worker_arg *)arg)->index, 0);
+  return NULL;
 }
 
 void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n) {
@@ -231,18 +235,25 @@ DLC_HIDDEN void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t 
   dlc_parallel_for_threads(pool, run_plain, &body, n);
 }
 
-int dlc_pool_start(dlc_pool *p) {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  p->num_workers = cores > 1 ? (int)cores - 1 : 0;
-  p->active = p->num_workers + 1;
+/* Mutex, condition variables and `threads` shares, no workers yet. */
+static int pool_init(dlc_pool *p, int threads) {
+  p->num_workers = threads - 1;
+  p->active = threads;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->wake, NULL);
   pthread_cond_init(&p->done, NULL);
-  p->shares = aligned_alloc(64, sizeof(dlc_share) * (size_t)(p->num_workers + 1));
+  p->shares = aligned_alloc(64, sizeof(dlc_share) * (size_t)threads);
   if (!p->shares)
     return 0;
-  for (int t = 0; t <= p->num_workers; ++t)
+  for (int t = 0; t < threads; ++t)
     atomic_init(&p->shares[t].word, pack(0, 0, 0));
+  return 1;
+}
+
+int dlc_pool_start(dlc_pool *p) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (!pool_init(p, cores > 1 ? (int)cores : 1))
+    return 0;
   if (!p->num_workers)
     return 1;
   p->workers = calloc(p->num_workers, sizeof(pthread_t) + sizeof(worker_arg));
@@ -262,6 +273,33 @@ int dlc_pool_start(dlc_pool *p) {
     }
   }
   return 1;
+}
+
+int dlc_group_start(dlc_pool *p, int threads) {
+  if (!pool_init(p, threads))
+    return 0;
+  p->num_workers = 0; /* none of its own to join */
+  atomic_store(&p->stop, 1);
+  return 1;
+}
+
+void dlc_group_open(dlc_pool *p, int threads) {
+  p->active = threads;
+  atomic_store(&p->stop, 0);
+}
+
+/* From the group's current loop on: a member that comes while the group's
+ * thread 0 already runs a loop takes part in it (a finished one has no
+ * chunk left to take). */
+void dlc_group_serve(dlc_pool *p, int index) {
+  serve(p, index, atomic_load_explicit(&p->generation, memory_order_acquire) - 1);
+}
+
+void dlc_group_release(dlc_pool *p) {
+  pthread_mutex_lock(&p->mu);
+  atomic_store(&p->stop, 1);
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
 }
 
 void dlc_pool_stop(dlc_pool *p) {

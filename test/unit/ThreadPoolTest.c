@@ -5,7 +5,8 @@
  * over many loops in a row (a worker that is late for one loop must not
  * run a chunk of the next with the old body), and that a thread done with
  * its share takes over chunks of a share that is held up, and that a
- * share's chunks shrink to single iterations at its end. Prints "ok" or
+ * share's chunks shrink to single iterations at its end, and that groups
+ * of the pool's threads run their own loops. Prints "ok" or
  * what failed, and exits non-zero on failure.
  *
  *===----------------------------------------------------------------------===*/
@@ -79,6 +80,33 @@ static void expect_each(counts *c, int per, const char *what) {
     }
 }
 
+/* Groups of a pool's threads (the runtime's batch images side by side,
+ * several threads each): task t is thread t % per of group t / per; each
+ * group's thread 0 runs `loops` loops on its group, the others serve it. */
+enum { MAX_GROUPS = 8 };
+typedef struct group_test {
+  dlc_pool groups[MAX_GROUPS];
+  counts *c[MAX_GROUPS];
+  int per, loops;
+} group_test;
+
+static void group_task(void *ctx, int64_t lo, int64_t hi, int thread) {
+  (void)thread;
+  group_test *g = ctx;
+  for (int64_t t = lo; t < hi; ++t) {
+    int k = (int)(t / g->per), member = (int)(t % g->per);
+    if (member) {
+      dlc_group_serve(&g->groups[k], member);
+      continue;
+    }
+    for (int r = 0; r < g->loops; ++r)
+      dlc_parallel_for_threads(&g->groups[k], count, g->c[k], g->c[k]->n);
+    dlc_group_release(&g->groups[k]);
+  }
+}
+
+static counts group_counts[2];
+
 int main(void) {
   static dlc_pool pool; /* zeroed, as the runtime's calloc'd instance */
   if (!dlc_pool_start(&pool)) {
@@ -114,15 +142,17 @@ int main(void) {
   expect_each(&a, 100000, "tiny loops");
 
   /* A share's chunks shrink: its first is more than an even 32nd of it,
-   * its last (what a thread done early waits for at a loop's end) a
-   * 1024th. */
+   * its last (what a thread done early waits for at a loop's end) about a
+   * 1024th. Where a share is under 1024 iterations (16 threads: 771) the
+   * last chunk rounds to empty and the one before it, 4/1024ths, runs the
+   * share's last iteration. */
   if (threads > 1) {
     reset(&a, 12345);
     dlc_parallel_for_threads(&pool, count, &a, a.n);
     expect_each(&a, 1, "shrinking chunks");
     for (int t = 0; t < threads; ++t) {
       int64_t first = a.n * t / threads, last = a.n * (t + 1) / threads - 1;
-      CHECK(atomic_load(&a.chunk[last]) <= (last - first + 1) / 1024 + 1,
+      CHECK(atomic_load(&a.chunk[last]) <= (last - first + 1) * 4 / 1024 + 1,
             "share %d: last chunk of %d iterations", t, atomic_load(&a.chunk[last]));
       CHECK(atomic_load(&a.chunk[first]) > (last - first + 1) / 32,
             "share %d: first chunk of %d iterations, no more than an even 32nd", t,
@@ -143,6 +173,44 @@ int main(void) {
     CHECK(taken > 0, "no chunk of the stalled share ran on another thread");
     printf("stalled share: %d of %lld iterations taken over\n", taken,
            (long long)(a.n / threads - 1));
+  }
+  /* The threads as one or two groups, batch after batch: each group's
+   * loops run every iteration once; in a loop whose first chunk stalls,
+   * the group's other threads run part of it. */
+  if (threads > 1) {
+    static group_test g;
+    int groups = threads >= 4 ? 2 : 1;
+    g.per = threads / groups;
+    g.loops = 50;
+    for (int k = 0; k < groups; ++k) {
+      CHECK(dlc_group_start(&g.groups[k], g.per), "cannot start group %d", k);
+      g.c[k] = &group_counts[k];
+      reset(g.c[k], 1000);
+    }
+    pool.active = groups * g.per;
+    for (int batch = 0; batch < 20; ++batch) {
+      for (int k = 0; k < groups; ++k)
+        dlc_group_open(&g.groups[k], g.per);
+      dlc_parallel_for_threads(&pool, group_task, &g, groups * g.per);
+    }
+    for (int k = 0; k < groups; ++k)
+      expect_each(g.c[k], 20 * 50, "group loops");
+    for (int k = 0; k < groups; ++k) {
+      reset(g.c[k], 16 * g.per);
+      g.c[k]->stall_first = 1;
+      dlc_group_open(&g.groups[k], g.per);
+    }
+    g.loops = 1;
+    dlc_parallel_for_threads(&pool, group_task, &g, groups * g.per);
+    for (int k = 0; k < groups; ++k) {
+      expect_each(g.c[k], 1, "stalled group loop");
+      int others = 0;
+      for (int64_t i = 0; i < g.c[k]->n; ++i)
+        others += atomic_load(&g.c[k]->thread[i]) != 0;
+      CHECK(others > 0, "group %d: no iteration ran on the group's other threads", k);
+      dlc_pool_stop(&g.groups[k]);
+    }
+    printf("groups: %d of %d threads\n", groups, g.per);
   }
   dlc_pool_stop(&pool);
   if (failures)
