@@ -194,8 +194,10 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   dlc_model *m = calloc(1, sizeof(dlc_model));
   size_t nargs = (size_t)dlc_meta.num_inputs + dlc_meta.num_params + dlc_meta.num_outputs + 2;
   void **args = m ? calloc(nargs, sizeof(void *)) : NULL;
-  /* Images of a batch-separable model run side by side, one thread each,
-   * as many as there are threads (run_per_image). */
+  /* Images of a batch-separable model run side by side, as many as there
+   * are threads, each on a slot: its arena, its argument list and, where
+   * the cores are at least twice the images, its group of cores / images
+   * threads (run_per_image). */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int slots = dlc_meta.batch_runs > 1 ? (int)(cores < dlc_meta.batch_runs ? cores
                                                                          : dlc_meta.batch_runs)
