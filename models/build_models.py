@@ -356,6 +356,16 @@ def op_models():
     d = g.node("Add", [g.node("Sigmoid", [c]), c])
     models["conv_bias_act"] = g.model("conv_bias_act", [tensor("x", [1, 16, 14, 14])],
                                       [tensor(b, [1, 12, 7, 7]), tensor(d, [1, 24, 14, 14])])
+    # GlobalAveragePool summing in vector lanes: a squeeze-and-excitation
+    # gate over 16x16 maps (256 pixels, 8 lanes) and a pool over 14x14 (196,
+    # 4 lanes).
+    g = Graph(20)
+    gate = g.node("Sigmoid", [g.node("GlobalAveragePool", ["x"])])  # 1x8x1x1
+    se = g.node("Mul", ["x", gate])  # 1x8x16x16
+    c = g.conv(se, 8, 8, 3)  # 1x8x14x14
+    y = g.node("Add", [g.node("GlobalAveragePool", [c]), g.node("GlobalAveragePool", [se])])
+    models["global_pool"] = g.model("global_pool", [tensor("x", [1, 8, 16, 16])],
+                                    [tensor(y, [1, 8, 1, 1])])
     # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must

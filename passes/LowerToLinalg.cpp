@@ -1065,10 +1065,16 @@ struct GlobalAveragePoolLowering : DlcPattern<dlc::GlobalAveragePoolOp> {
     for (int64_t i = 2; i < type.getRank(); ++i)
       hw *= type.getDimSize(i);
     Value x = reshapeStatic(r, loc, a.getInput(), {n, c, hw});
-    Value sum = reduceDim(r, loc, x, 2, 0.0,
-                          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-                            return b.create<arith::AddFOp>(l, acc, v);
-                          });
+    // In vector lanes where the map splits into them (as ReduceMean): one
+    // add chain a channel ran 256 x 56 x 56 at 4 GB/s, serial (0.8 ms).
+    Value sum;
+    if (isFloatValue(a.getInput()) && type.hasStaticShape())
+      sum = sumInLanesIfContiguous(r, loc, x, {2},
+                                   RankedTensorType::get({n, c}, type.getElementType()), "sum");
+    if (!sum)
+      sum = reduceDim(r, loc, x, 2, 0.0, [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+        return b.create<arith::AddFOp>(l, acc, v);
+      });
     Value mean = buildElementwise(r, loc, tensorType(sum), sum,
                                   [&](OpBuilder &b, Location l, ValueRange v) -> Value {
                                     return b.create<arith::MulFOp>(

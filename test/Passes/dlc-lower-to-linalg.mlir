@@ -400,3 +400,28 @@ func.func @relu6_no_signed_zeros(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x
   %1 = dlc.relu %x : tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// GlobalAveragePool sums each channel's map in vector lanes where it splits
+// into them (16 = 2 steps of 8 lanes), as ReduceMean does, then scales.
+// CHECK-LABEL: func.func @global_average_pool_in_lanes
+// CHECK: %[[SPLIT:.*]] = tensor.expand_shape %{{.*}} into tensor<3x2x8xf32>
+// CHECK: %[[LANES:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[SPLIT]] : tensor<3x2x8xf32>) outs(%{{.*}} : tensor<3x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[LANES]] : tensor<3x8xf32>)
+// CHECK: arith.constant 6.250000e-02
+func.func @global_average_pool_in_lanes(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x1x1xf32> {
+  %0 = dlc.global_average_pool %x : tensor<1x3x4x4xf32> -> tensor<1x3x1x1xf32>
+  return %0 : tensor<1x3x1x1xf32>
+}
+
+// -----
+
+// A 7x7 map (49, no lane count divides it) keeps one sum per channel.
+// CHECK-LABEL: func.func @global_average_pool_7x7
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<1x3x49xf32>)
+// CHECK: arith.constant 0.0204081628
+func.func @global_average_pool_7x7(%x: tensor<1x3x7x7xf32>) -> tensor<1x3x1x1xf32> {
+  %0 = dlc.global_average_pool %x : tensor<1x3x7x7xf32> -> tensor<1x3x1x1xf32>
+  return %0 : tensor<1x3x1x1xf32>
+}
