@@ -404,29 +404,13 @@ static void images_on_one_thread(void *ctx, int64_t lo, int64_t hi, int thread) 
     run_image(m, args, r);
 }
 
-/* A batch on groups of threads: task c is thread c % per_group of group
- * c / per_group; each group's thread 0 runs images k, k + groups, ... on
- * the group's pool, which the group's other threads serve meanwhile. */
-typedef struct group_batch {
-  dlc_model *m;
-  int groups, per_group;
-} group_batch;
-
-static void images_on_a_group(void *ctx, int64_t lo, int64_t hi, int thread) {
-  (void)thread;
-  group_batch *b = ctx;
-  for (int64_t c = lo; c < hi; ++c) {
-    int k = (int)(c / b->per_group), member = (int)(c % b->per_group);
-    dlc_pool *group = &b->m->groups[k];
-    if (member) {
-      dlc_group_serve(group, member);
-      continue;
-    }
-    void **args = slot_args(b->m, k, group);
-    for (int64_t r = k; r < dlc_meta.batch_runs; r += b->groups)
-      run_image(b->m, args, r);
-    dlc_group_release(group);
-  }
+/* Group k of `groups` (dlc_parallel_groups): images k, k + groups, ... on
+ * slot k, the group's pool running their loops. */
+static void images_on_a_group(void *ctx, int k, int groups, dlc_pool *group) {
+  dlc_model *m = ctx;
+  void **args = slot_args(m, k, group);
+  for (int64_t r = k; r < dlc_meta.batch_runs; r += groups)
+    run_image(m, args, r);
 }
 
 /* A batch-separable model (dlc_model_meta's batch_runs), compiled at batch
@@ -445,12 +429,7 @@ static void run_per_image(dlc_model *m) {
     per_group = m->group_threads;
   int saved = m->pool.active;
   if (groups > 1 && per_group > 1) {
-    for (int k = 0; k < groups; ++k)
-      dlc_group_open(&m->groups[k], per_group);
-    group_batch batch = {m, groups, per_group};
-    m->pool.active = groups * per_group;
-    dlc_parallel_for_threads(&m->pool, images_on_a_group, &batch, groups * per_group);
-    m->pool.active = saved;
+    dlc_parallel_groups(&m->pool, m->groups, groups, per_group, images_on_a_group, m);
     return;
   }
   if (groups > 1) {

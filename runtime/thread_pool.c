@@ -283,23 +283,61 @@ int dlc_group_start(dlc_pool *p, int threads) {
   return 1;
 }
 
-void dlc_group_open(dlc_pool *p, int threads) {
+/* Between here and release_group, dlc_parallel_for on `p` uses the
+ * threads that serve it; no thread may serve it yet. */
+static void open_group(dlc_pool *p, int threads) {
   p->active = threads;
   atomic_store(&p->stop, 0);
 }
 
-/* From the group's current loop on: a member that comes while the group's
- * thread 0 already runs a loop takes part in it (a finished one has no
- * chunk left to take). */
-void dlc_group_serve(dlc_pool *p, int index) {
+/* Serves `p` as its thread `index` from its current loop on: a thread that
+ * comes while the group's thread 0 already runs a loop takes part in it (a
+ * finished one has no chunk left to take). Returns once released. */
+static void serve_group(dlc_pool *p, int index) {
   serve(p, index, atomic_load_explicit(&p->generation, memory_order_acquire) - 1);
 }
 
-void dlc_group_release(dlc_pool *p) {
+static void release_group(dlc_pool *p) {
   pthread_mutex_lock(&p->mu);
   atomic_store(&p->stop, 1);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
+}
+
+typedef struct group_run {
+  dlc_pool *groups;
+  int count, per_group;
+  dlc_group_fn lead;
+  void *ctx;
+} group_run;
+
+/* Task c is thread c % per_group of group c / per_group. Every thread
+ * takes its own task first and a serving thread waits only for its own
+ * group's thread 0, which runs or will run: no group waits on another. */
+static void group_task(void *arg, int64_t lo, int64_t hi, int thread) {
+  (void)thread;
+  group_run *run = arg;
+  for (int64_t c = lo; c < hi; ++c) {
+    int k = (int)(c / run->per_group), member = (int)(c % run->per_group);
+    dlc_pool *group = &run->groups[k];
+    if (member) {
+      serve_group(group, member);
+      continue;
+    }
+    run->lead(run->ctx, k, run->count, group);
+    release_group(group);
+  }
+}
+
+void dlc_parallel_groups(dlc_pool *p, dlc_pool *groups, int count, int per_group,
+                         dlc_group_fn lead, void *ctx) {
+  for (int k = 0; k < count; ++k)
+    open_group(&groups[k], per_group);
+  group_run run = {groups, count, per_group, lead, ctx};
+  int saved = p->active;
+  p->active = count * per_group;
+  dlc_parallel_for_threads(p, group_task, &run, count * per_group);
+  p->active = saved;
 }
 
 void dlc_pool_stop(dlc_pool *p) {

@@ -62,15 +62,19 @@ void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n);
  * worker started late. */
 void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n);
 
-/* A group: a pool without threads of its own, whose loops threads of a
- * larger pool run while each is in dlc_group_serve (a batch's images side
- * by side, several threads each). Its caller is thread 0; members are 1 ..
- * threads - 1 (thread_pool.c's work stealing finishes each loop even if a
- * member never comes). Between dlc_group_open and dlc_group_release,
- * dlc_parallel_for on it uses the members that serve it. */
-int dlc_group_start(dlc_pool *p, int threads); /* 0 on failure; stop with dlc_pool_stop */
-void dlc_group_open(dlc_pool *p, int threads); /* while no thread serves it */
-void dlc_group_serve(dlc_pool *p, int index);  /* returns once released */
-void dlc_group_release(dlc_pool *p);
+/* A group: a pool without threads of its own (dlc_group_start for up to
+ * `threads`; stop it with dlc_pool_stop), whose loops some of a larger
+ * pool's threads run (a batch's images side by side, several threads
+ * each). */
+int dlc_group_start(dlc_pool *p, int threads); /* 0 on failure */
+typedef void (*dlc_group_fn)(void *ctx, int group, int groups, dlc_pool *pool);
+
+/* Runs lead(ctx, k, count, &groups[k]) for k in [0, count) side by side, each on
+ * a group of `per_group` of `p`'s threads: the group's first thread calls
+ * it, and dlc_parallel_for on the group pool shares each loop with the
+ * group's other threads (thread_pool.c's work stealing finishes a loop
+ * even if one of them is late). Needs count * per_group of p's threads. */
+void dlc_parallel_groups(dlc_pool *p, dlc_pool *groups, int count, int per_group,
+                         dlc_group_fn lead, void *ctx);
 
 #endif /* DLC_RUNTIME_THREAD_POOL_H */

@@ -81,28 +81,20 @@ static void expect_each(counts *c, int per, const char *what) {
 }
 
 /* Groups of a pool's threads (the runtime's batch images side by side,
- * several threads each): task t is thread t % per of group t / per; each
- * group's thread 0 runs `loops` loops on its group, the others serve it. */
+ * several threads each, dlc_parallel_groups): group k runs `loops` loops
+ * on its group pool. */
 enum { MAX_GROUPS = 8 };
 typedef struct group_test {
   dlc_pool groups[MAX_GROUPS];
   counts *c[MAX_GROUPS];
-  int per, loops;
+  int loops;
 } group_test;
 
-static void group_task(void *ctx, int64_t lo, int64_t hi, int thread) {
-  (void)thread;
+static void group_loops(void *ctx, int k, int groups, dlc_pool *group) {
+  (void)groups;
   group_test *g = ctx;
-  for (int64_t t = lo; t < hi; ++t) {
-    int k = (int)(t / g->per), member = (int)(t % g->per);
-    if (member) {
-      dlc_group_serve(&g->groups[k], member);
-      continue;
-    }
-    for (int r = 0; r < g->loops; ++r)
-      dlc_parallel_for_threads(&g->groups[k], count, g->c[k], g->c[k]->n);
-    dlc_group_release(&g->groups[k]);
-  }
+  for (int r = 0; r < g->loops; ++r)
+    dlc_parallel_for_threads(group, count, g->c[k], g->c[k]->n);
 }
 
 static counts group_counts[2];
@@ -179,29 +171,23 @@ int main(void) {
    * the group's other threads run part of it. */
   if (threads > 1) {
     static group_test g;
-    int groups = threads >= 4 ? 2 : 1;
-    g.per = threads / groups;
+    int groups = threads >= 4 ? 2 : 1, per = threads / groups;
     g.loops = 50;
     for (int k = 0; k < groups; ++k) {
-      CHECK(dlc_group_start(&g.groups[k], g.per), "cannot start group %d", k);
+      CHECK(dlc_group_start(&g.groups[k], per), "cannot start group %d", k);
       g.c[k] = &group_counts[k];
       reset(g.c[k], 1000);
     }
-    pool.active = groups * g.per;
-    for (int batch = 0; batch < 20; ++batch) {
-      for (int k = 0; k < groups; ++k)
-        dlc_group_open(&g.groups[k], g.per);
-      dlc_parallel_for_threads(&pool, group_task, &g, groups * g.per);
-    }
+    for (int batch = 0; batch < 20; ++batch)
+      dlc_parallel_groups(&pool, g.groups, groups, per, group_loops, &g);
     for (int k = 0; k < groups; ++k)
       expect_each(g.c[k], 20 * 50, "group loops");
     for (int k = 0; k < groups; ++k) {
-      reset(g.c[k], 16 * g.per);
+      reset(g.c[k], 16 * per);
       g.c[k]->stall_first = 1;
-      dlc_group_open(&g.groups[k], g.per);
     }
     g.loops = 1;
-    dlc_parallel_for_threads(&pool, group_task, &g, groups * g.per);
+    dlc_parallel_groups(&pool, g.groups, groups, per, group_loops, &g);
     for (int k = 0; k < groups; ++k) {
       expect_each(g.c[k], 1, "stalled group loop");
       int others = 0;
@@ -210,7 +196,7 @@ int main(void) {
       CHECK(others > 0, "group %d: no iteration ran on the group's other threads", k);
       dlc_pool_stop(&g.groups[k]);
     }
-    printf("groups: %d of %d threads\n", groups, g.per);
+    printf("groups: %d of %d threads\n", groups, per);
   }
   dlc_pool_stop(&pool);
   if (failures)
