@@ -49,6 +49,14 @@ static int64_t panelRowsFor(int64_t targetRows, int64_t filters) {
 dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t depth,
                                int64_t pixels) {
   constexpr int64_t kMinMultiplyAdds = 1 << 19;
+  // The transposed tile stores its accumulators transposed after each K
+  // chunk, and its columns are packed first: on AVX-512 (Sapphire Rapids,
+  // one thread, the layers inside their models) it paid off from 2048
+  // deep (ResNet-50's 512 x 4608 3x3 conv over 7x7, 0.35 ms faster; its
+  // 512 x 2048 1x1 convs 0.26) and lost on shallower GEMMs (ResNet-50's
+  // 2048 x 512 and 2048 x 1024 convs, MobileNetV2's 7x7 and 14x14 ones,
+  // Winograd's 64- and 128-deep GEMMs: up to 1.5x slower for 64 deep).
+  constexpr int64_t kMinWideTransposedDepth = 2048;
   if (!target.rows || !target.lanes || target.pixelRows)
     return target;
   int64_t lanes = target.lanes;
@@ -64,6 +72,16 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   int64_t pixelTile = target.rows;
   if (target.rows <= 8 && roundUp(pixels, pixelTile - 1) < roundUp(pixels, pixelTile))
     --pixelTile;
+  // AVX-512's 12-row tiles: 7 to 12 pixels a row, whichever pads least
+  // (ResNet's 7x7 maps whole in rows of 7, 14 accumulators of two vectors),
+  // for GEMMs at least kMinWideTransposedDepth deep only.
+  if (target.rows > 8) {
+    if (depth < kMinWideTransposedDepth)
+      return rowPanels;
+    for (int64_t t = target.rows - 1; t >= 7; --t)
+      if (roundUp(pixels, t) < roundUp(pixels, pixelTile))
+        pixelTile = t;
+  }
   GemmLayout transposed{pixelTile, target.lanes, /*pixelRows=*/true};
   int64_t direct = roundUp(filters, rowPanels.rows) * roundUp(pixels, lanes);
   int64_t swapped = roundUp(filters, target.lanes) * roundUp(pixels, pixelTile);

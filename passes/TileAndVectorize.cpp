@@ -589,9 +589,11 @@ struct TileAndVectorizePass
     SmallVector<int64_t> cache(ranges.size(), 1), reg(ranges.size(), 1);
     // A GEMM over row panels (dlc-conv-to-im2col's packed layout): the
     // innermost M dim is one panel, the register tile's rows; cache tiles
-    // take whole panels.
+    // take whole panels. A transposed panel is up to nVectors vectors wide
+    // (AVX-512's 32 lanes, which as a plain GEMM split into 12 + 12 + 8
+    // lanes of one vector each and ran 2x slower).
     bool panels = dims->m.size() > 1 && !ShapedType::isDynamic(ranges[m]) &&
-                  ranges[m] <= 16;
+                  (ranges[m] <= 16 || (m > n && ranges[m] <= nVectors * vectorWidth));
     int64_t tileRows = panels ? ranges[m] : rows;
     // A transposed panel GEMM (dlc-conv-to-im2col's pixelRows layout: the
     // panel's rows, inner to the pixels, are the lanes): its register tile

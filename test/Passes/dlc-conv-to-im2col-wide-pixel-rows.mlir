@@ -1,0 +1,27 @@
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16" | FileCheck %s
+
+// AVX-512's layout (12 rows x 32 lanes): a GEMM at least 2048 deep over a
+// 7x7 map takes the transposed tile, 32-lane filter panels by rows of 7
+// pixels (49 pixels whole, against 64 in 32-lane tiles).
+// CHECK-LABEL: func.func @deep_7x7
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 32-lane panels (64 -> 64 filters), 7-pixel rows (49 -> 49 pixels)"]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x2048x32xf32>, tensor<1x7x2048x7xf32>)
+func.func @deep_7x7(%x: tensor<1x2048x7x7xf32>, %init: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %w = arith.constant dense<0.25> : tensor<64x2048x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2048x7x7xf32>, tensor<64x2048x1x1xf32>) outs(%init : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
+// Shallower GEMMs keep the row panels (8 rows for 64 filters) over 32-lane
+// tiles: the transposed tile's packed columns and transposed stores cost
+// more than its padding saves (MobileNetV2's and ResNet-50's 1024-deep
+// convs ran slower in it).
+// CHECK-LABEL: func.func @shallow_7x7
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 8-row panels (64 -> 64 rows), 32-lane tiles (49 -> 64 pixels)"]
+func.func @shallow_7x7(%x: tensor<1x1024x7x7xf32>, %init: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %w = arith.constant dense<0.25> : tensor<64x1024x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x1024x7x7xf32>, tensor<64x1024x1x1xf32>) outs(%init : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}
