@@ -181,7 +181,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     if (opts.vectorWidth >= 16) {
       tv.rows = 12;
       tv.nVectors = 2;
-      tv.maxAccumulators = 24;
+      // 28 for the transposed tile's rows of 14 pixels (dlc::layoutFor);
+      // the 12 x 32 tile takes 24.
+      tv.maxAccumulators = 28;
     }
     // 8 x 16 tiles (16 accumulators) need more than AVX2's 16 registers.
     if (wideRegisterFile)

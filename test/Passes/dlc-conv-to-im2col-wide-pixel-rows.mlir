@@ -25,3 +25,28 @@ func.func @shallow_7x7(%x: tensor<1x1024x7x7xf32>, %init: tensor<1x64x7x7xf32>) 
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x1024x7x7xf32>, tensor<64x1024x1x1xf32>) outs(%init : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
   return %0 : tensor<1x64x7x7xf32>
 }
+
+// -----
+
+// A 14x14 map (196 pixels) at least 256 deep over at least 256 filters:
+// rows of 14 pixels, the map whole, where 32-lane tiles pad it to 224.
+// CHECK-LABEL: func.func @rows_of_14
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 32-lane panels (256 -> 256 filters), 14-pixel rows (196 -> 196 pixels)"]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x256x32xf32>, tensor<1x14x256x14xf32>)
+func.func @rows_of_14(%x: tensor<1x256x14x14xf32>, %init: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
+  %w = arith.constant dense<0.25> : tensor<256x256x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x256x14x14xf32>, tensor<256x256x1x1xf32>) outs(%init : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
+  return %0 : tensor<1x256x14x14xf32>
+}
+
+// -----
+
+// Fewer filters (96: three panels to pack the columns for) keep the row
+// panels.
+// CHECK-LABEL: func.func @few_filters_14x14
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 12-row panels (96 -> 96 rows), 32-lane tiles (196 -> 224 pixels)"]
+func.func @few_filters_14x14(%x: tensor<1x576x14x14xf32>, %init: tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32> {
+  %w = arith.constant dense<0.25> : tensor<96x576x1x1xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x576x14x14xf32>, tensor<96x576x1x1xf32>) outs(%init : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
+  return %0 : tensor<1x96x14x14xf32>
+}

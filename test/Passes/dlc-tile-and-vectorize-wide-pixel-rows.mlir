@@ -1,4 +1,5 @@
-// RUN: %dlc-opt %s --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=24 cache-k=1024 min-forall-tiles=0" | FileCheck %s
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=24 cache-k=1024 min-forall-tiles=0" | FileCheck %s
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=28 cache-k=1024 min-forall-tiles=0" | FileCheck %s --check-prefix=CHECK28
 
 // AVX-512's transposed panel GEMM (dlc-conv-to-im2col's pixelRows layout
 // with 32-lane filter panels, two zmm vectors; loops (n, panel, tile, r,
@@ -27,4 +28,23 @@ func.func @wide_pixel_rows(%w: tensor<2x2048x32xf32>, %cols: tensor<1x7x2048x7xf
     linalg.yield %s : f32
   } -> tensor<1x2x32x7x7xf32>
   return %0 : tensor<1x2x32x7x7xf32>
+}
+
+// -----
+
+// With 28 accumulators (AVX-512's pipeline) a transposed GEMM over rows of
+// 14 pixels takes all 14: a 14 x 32 register tile.
+// CHECK28-LABEL: func.func @rows_of_14
+// CHECK28: vector.contract {{.*}} : vector<1x1x32xf32>, vector<1x1x1x14xf32> into vector<1x1x1x14x32xf32>
+#wQ = affine_map<(n, b, t, r, l, k) -> (b, k, l)>
+#cQ = affine_map<(n, b, t, r, l, k) -> (n, t, k, r)>
+#oQ = affine_map<(n, b, t, r, l, k) -> (n, b, l, t, r)>
+func.func @rows_of_14(%w: tensor<8x256x32xf32>, %cols: tensor<1x14x256x14xf32>, %acc: tensor<1x8x32x14x14xf32>) -> tensor<1x8x32x14x14xf32> {
+  %0 = linalg.generic {indexing_maps = [#wQ, #cQ, #oQ], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<8x256x32xf32>, tensor<1x14x256x14xf32>) outs(%acc : tensor<1x8x32x14x14xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x8x32x14x14xf32>
+  return %0 : tensor<1x8x32x14x14xf32>
 }
