@@ -85,9 +85,9 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // AVX-512's 12-row tiles: rows of 14 pixels (28 accumulators of two
   // vectors) where 14 divides the pixels and the GEMM is at least
   // kMinWide14RowDepth deep over kMinWide14RowFilters filters (ResNet's
-  // 14x14 maps: 196 pixels whole instead of 224); else 7 to 12 pixels a row, whichever pads least (7x7 maps
-  // whole in rows of 7, 14 accumulators), for GEMMs at least
-  // kMinWideTransposedDepth deep only.
+  // 14x14 maps: 196 pixels whole instead of 224); else 7 to 12 pixels a
+  // row, whichever pads least (7x7 maps whole in rows of 7, 14
+  // accumulators), for GEMMs at least kMinWideTransposedDepth deep only.
   if (target.rows > 8) {
     if (pixels % 14 == 0 && depth >= kMinWide14RowDepth && filters >= kMinWide14RowFilters) {
       pixelTile = 14;

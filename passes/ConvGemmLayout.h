@@ -60,10 +60,12 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
 /// where `lanes` would pad the pixels by more than 1/8 beyond that):
-/// transposed (pixelRows, the target's
-/// rows of pixels, or on AVX2 one fewer where that pads less) where that pads
-/// the GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x
-/// 64; 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
+/// transposed (pixelRows: on AVX2 the target's rows of pixels, or one fewer
+/// where that pads less; on AVX-512 rows of 14 pixels where 14 divides them
+/// for GEMMs at least 256 deep over at least 256 filters, else 7 to 12,
+/// whichever pads least, for GEMMs at least 2048 deep) where that pads the
+/// GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x 64;
+/// on AVX2 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
 /// store costs more than 5%) and the GEMM has at least 2^19 multiply-adds
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
 /// ran 8% slower), else the target's.
