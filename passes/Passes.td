@@ -240,11 +240,12 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     tiles (ResNet-50's 7x7 maps) takes its panels in groups that make 32.
     With `l2-cache-bytes` of 1 MB or more, a panel GEMM writing over half
     of it from columns within half of it goes panel by panel over all its
-    pixels (chunks of them up to 32 tiles), so that its output and residual
-    rows are sequential streams. With `cache-k` of 1024 or more, K up to a
-    quarter over it goes whole. A transposed panel (pixels as the register tile's rows, filters
-    along `n-vectors` vectors) is one panel up to n-vectors x vector-width
-    lanes wide.
+    pixels (in chunks where the panels alone make fewer than 32 cache
+    tiles), so that its output and residual rows are sequential streams.
+    With `cache-k` of 1024 or more, K up to a quarter over it goes whole.
+    A transposed panel (pixels as the register tile's rows, filters along
+    `n-vectors` vectors) is one panel up to n-vectors x vector-width lanes
+    wide.
     With `fuse-columns`, a panel GEMM whose columns are an im2col generic's
     (reshaped, unpadded) that dlc::fusedColumnRows allows (one image, K
     whole, columns over `l2-cache-bytes`) builds them in its cache tiles:

@@ -765,11 +765,12 @@ struct TileAndVectorizePass
         for (unsigned d : dims->n)
           if (d != n && d != dims->n.front())
             cache[d] = 0;
-      if (!columns)
+      bool byPanel = !pixelRows && !columns && panelMajor(*dims, ranges, lanes, cache);
+      if (!columns && !byPanel)
         splitSmallGemm(op, *dims, ranges, lanes, cache);
       // Panel groups inside the pixel tiles: one thread's consecutive
       // iterations then read the same columns, from L2.
-      if (!columns && balancePanelTiles(*dims, ranges, cache)) {
+      if (!columns && !byPanel && balancePanelTiles(*dims, ranges, cache)) {
         auto panel = llvm::find_if(dims->m, [&](unsigned d) { return d != m; });
         if (panel != dims->m.end() && *panel < n)
           for (unsigned d = 0; d < ranges.size(); ++d) {
@@ -779,8 +780,6 @@ struct TileAndVectorizePass
               forallOrder.push_back(d);
           }
       }
-      if (!pixelRows && !columns && panelMajor(*dims, ranges, lanes, cache))
-        forallOrder.clear();
     }
     for (size_t i = 0; i < ranges.size(); ++i)
       if (ranges[i] == 1)
