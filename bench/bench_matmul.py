@@ -2,16 +2,16 @@
 """GFLOP/s of dlc's generated square matmul next to OpenBLAS sgemm, one thread.
 
   bench/bench_matmul.py [--sizes 256,512,1024,2048] [--repeat 10] [--rounds 3]
-                        [--peak-gflops 100] [--out bench/results/matmul.md]
+                        [--peak-gflops G] [--out bench/results/matmul.md]
 
 For each N, an ONNX MatMul of an N x N input by an N x N weight is compiled
 by dlc (the weight is a constant, as in a model) and timed through the C
 API with one thread; OpenBLAS is numpy's (scipy-openblas, the same
 cblas_sgemm), also limited to one thread. Both compute in float32 on the
 same data; the results are compared (max relative error). The peak is the
-single-core FMA peak this machine's issue text measured (about 100 GFLOP/s:
-2 FMA units x 8 float lanes x 2 flops x the clock); pass another for another
-machine.
+single-core FMA peak measured in the same run (bench/fma_peak.c, built for
+this CPU, best of a run before and after the matmuls: this VM's clock
+varies by up to 2x over minutes); --peak-gflops gives one instead.
 """
 import os
 
@@ -46,6 +46,12 @@ def matmul_model(w):
     return m
 
 
+def measured_peak(binary):
+    """GFLOP/s that bench/fma_peak.c's FMA chains reach on one core now."""
+    out = subprocess.run([binary], check=True, capture_output=True, text=True).stdout
+    return float(out.split()[0])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlc", default=os.path.join(ROOT, "build/tools/dlc/dlc"))
@@ -54,13 +60,20 @@ def main():
     ap.add_argument("--rounds", type=int, default=3,
                     help="alternating rounds per side (dlc, OpenBLAS, dlc, ...); the best round counts")
     ap.add_argument("--target", default="native")
-    ap.add_argument("--peak-gflops", type=float, default=100.0)
+    ap.add_argument("--peak-gflops", type=float, default=0.0,
+                    help="single-core FMA peak (default: measured, bench/fma_peak.c)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/matmul.md"))
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
     rows = []
     with tempfile.TemporaryDirectory() as work:
+        peak_runs = []
+        if not args.peak_gflops:
+            peak = os.path.join(work, "fma_peak")
+            subprocess.run(["clang-19", "-O2", "-march=native", "-o", peak,
+                            os.path.join(ROOT, "bench/fma_peak.c")], check=True)
+            peak_runs.append(measured_peak(peak))
         for n in [int(s) for s in args.sizes.split(",")]:
             a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
             w = rng.uniform(-1, 1, (n, n)).astype(np.float32)
@@ -85,13 +98,17 @@ def main():
             flops = 2.0 * n ** 3
             dlc_gf, blas_gf = flops / dlc_ms / 1e6, flops / blas_ms / 1e6
             rows.append((n, dlc_ms, blas_ms, dlc_gf, blas_gf, err))
+        if peak_runs:
+            peak_runs.append(measured_peak(peak))
+            args.peak_gflops = max(peak_runs)
 
     lines = [
         "# dlc generated matmul vs OpenBLAS sgemm, 1 thread",
         "",
         f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
         f"{args.rounds} alternating rounds per side, each the median of {args.repeat} calls; the best "
-        f"round of each side. FMA peak taken as {args.peak_gflops:g} GFLOP/s, command: "
+        f"round of each side. FMA peak {args.peak_gflops:.0f} GFLOP/s "
+        f"({'measured: bench/fma_peak.c, best of ' + ' and '.join(f'{p:.0f}' for p in peak_runs) if peak_runs else 'given'}), command: "
         f"`python3 bench/bench_matmul.py --sizes {args.sizes} --repeat {args.repeat} "
         f"--rounds {args.rounds}`",
         "",
