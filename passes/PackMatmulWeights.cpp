@@ -38,8 +38,8 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
   /// takes panels of `matvec-lanes` (one vector): its register tile is a
   /// row of several panels (dlc-tile-and-vectorize), each a vector of its
   /// own whatever their count, and each panel one contiguous stream of
-  /// weights. Left alone: N not a multiple of the lanes, non-f32 or dynamic
-  /// shapes.
+  /// weights. N a multiple of `matvec-lanes` only takes panels of those.
+  /// Left alone: N not a multiple of either, non-f32 or dynamic shapes.
   void pack(linalg::MatmulOp op) {
     if (!op.hasPureTensorSemantics())
       return;
@@ -51,6 +51,11 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
       return;
     int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = w.getDimSize(1);
     int64_t lanes = m < 4 ? matvecLanes : this->lanes;
+    // N a multiple of one vector but not of the register tile's lanes (48
+    // with AVX-512's 32): one-vector panels, which the register tile takes
+    // one at a time, rather than the weight's rows N floats apart.
+    if (m >= 4 && matvecLanes > 0 && n % lanes != 0 && n % matvecLanes == 0)
+      lanes = matvecLanes;
     // (N = lanes: the weight's rows are one panel already.)
     if (lanes <= 0 || n % lanes != 0 || n == lanes)
       return;

@@ -201,8 +201,9 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
     same L1 sets when N is a large power of two. Matrix-vector products
     (M < 4) take panels of `matvec-lanes` (one vector; 0 leaves them as
     they are): their register tile spans several panels, one vector
-    register each (see dlc-tile-and-vectorize). N not a multiple of the
-    lanes is left as it is.
+    register each (see dlc-tile-and-vectorize). N a multiple of
+    `matvec-lanes` but not of `lanes` takes panels of `matvec-lanes`; N a
+    multiple of neither is left as it is.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",

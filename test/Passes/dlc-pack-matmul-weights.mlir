@@ -35,6 +35,20 @@ func.func @matvec_panels(%v: tensor<1x64xf32>, %c: tensor<1x40xf32>) -> tensor<1
 
 // -----
 
+// A width that is a multiple of one vector (matvec-lanes, 8) but not of the
+// register tile's lanes (16): one-vector panels, [64, 24] as [3, 64, 8].
+// CHECK-LABEL: func.func @one_vector_panels
+// CHECK: %[[WP:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<3x64x8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WP]] : tensor<8x64xf32>, tensor<3x64x8xf32>) outs(%{{.*}} : tensor<8x3x8xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @one_vector_panels(%a: tensor<8x64xf32>, %c: tensor<8x24xf32>) -> tensor<8x24xf32> {
+  %k = arith.constant dense<0.5> : tensor<64x24xf32>
+  %0 = linalg.matmul ins(%a, %k : tensor<8x64xf32>, tensor<64x24xf32>) outs(%c : tensor<8x24xf32>) -> tensor<8x24xf32>
+  return %0 : tensor<8x24xf32>
+}
+
+// -----
+
 // Left alone: a matrix-vector product whose width is not a multiple of its
 // lanes (10), a weight that is not a constant, a width that is not a
 // multiple of the lanes.
