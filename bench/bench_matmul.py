@@ -3,6 +3,7 @@
 
   bench/bench_matmul.py [--sizes 256,512,1024,2048] [--repeat 10] [--rounds 3]
                         [--peak-gflops G] [--out bench/results/matmul.md]
+                        [--keep DIR | --prebuilt DIR]
 
 For each N, an ONNX MatMul of an N x N input by an N x N weight is compiled
 by dlc (the weight is a constant, as in a model) and timed through the C
@@ -12,6 +13,10 @@ same data; the results are compared (max relative error). The peak is the
 single-core FMA peak measured in the same run (bench/fma_peak.c, built for
 this CPU, best of a run before and after the matmuls: this VM's clock
 varies by up to 2x over minutes); --peak-gflops gives one instead.
+
+On the device (no LLVM): build the libraries here with `--keep devrun/mm`
+and the same sizes, carry devrun/ with bench_matmul.py, dlc_ctypes.py and
+fma_peak.c, and run `bench_matmul.py --prebuilt devrun/mm` there.
 """
 import os
 
@@ -21,6 +26,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -63,6 +69,11 @@ def main():
     ap.add_argument("--peak-gflops", type=float, default=0.0,
                     help="single-core FMA peak (default: measured, bench/fma_peak.c)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/matmul.md"))
+    ap.add_argument("--prebuilt", default="",
+                    help="folder of matmulN.so built by an earlier run's --keep (same sizes, in "
+                         "order: the weights come from one seeded generator), for a machine "
+                         "without LLVM (the device)")
+    ap.add_argument("--keep", default="", help="copy each compiled matmulN.so into this folder")
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
@@ -71,17 +82,25 @@ def main():
         peak_runs = []
         if not args.peak_gflops:
             peak = os.path.join(work, "fma_peak")
-            subprocess.run(["clang-19", "-O2", "-march=native", "-o", peak,
-                            os.path.join(ROOT, "bench/fma_peak.c")], check=True)
+            compiler = shutil.which("clang-19") or shutil.which("cc")
+            subprocess.run([compiler, "-O2", "-march=native", "-o", peak,
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "fma_peak.c")],
+                           check=True)
             peak_runs.append(measured_peak(peak))
         for n in [int(s) for s in args.sizes.split(",")]:
             a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
             w = rng.uniform(-1, 1, (n, n)).astype(np.float32)
             path = os.path.join(work, f"matmul{n}.onnx")
             save(matmul_model(w), path)
-            lib_path = os.path.join(work, f"matmul{n}.so")
-            subprocess.run([args.dlc, "compile", path, "-o", lib_path, f"--target={args.target}"],
-                           check=True)
+            if args.prebuilt:
+                lib_path = os.path.join(os.path.abspath(args.prebuilt), f"matmul{n}.so")
+            else:
+                lib_path = os.path.join(work, f"matmul{n}.so")
+                subprocess.run([args.dlc, "compile", path, "-o", lib_path, f"--target={args.target}"],
+                               check=True)
+            if args.keep and not args.prebuilt:
+                os.makedirs(args.keep, exist_ok=True)
+                shutil.copy(lib_path, os.path.join(args.keep, f"matmul{n}.so"))
             y, out = np.empty((n, n), np.float32), np.empty((n, n), np.float32)
             # Alternating rounds, each side's best: this VM's neighbours slow
             # it by 20% for seconds at a time (one median of 10 calls each
@@ -105,7 +124,8 @@ def main():
     lines = [
         "# dlc generated matmul vs OpenBLAS sgemm, 1 thread",
         "",
-        f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target `{args.target}`, "
+        f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, "
+        f"{'libraries prebuilt in ' + args.prebuilt if args.prebuilt else 'target `' + args.target + '`'}, "
         f"{args.rounds} alternating rounds per side, each the median of {args.repeat} calls; the best "
         f"round of each side. FMA peak {args.peak_gflops:.0f} GFLOP/s "
         f"({'measured: bench/fma_peak.c, best of ' + ' and '.join(f'{p:.0f}' for p in peak_runs) if peak_runs else 'given'}), command: "
