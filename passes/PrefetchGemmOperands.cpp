@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -42,6 +43,34 @@ bool isWeight(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
   return v.getDefiningOp<memref::GetGlobalOp>() != nullptr;
+}
+
+/// Whether `index` moves one step with `loop`'s induction variable: the
+/// variable itself, or it plus values defined outside the loop (an
+/// arith.addi, or an affine.apply in which it has coefficient 1): a K
+/// chunk's offset plus the step within the chunk.
+bool stepsWithInductionVar(Value index, scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  if (index == iv)
+    return true;
+  auto invariant = [&](Value v) { return v != iv && loop.isDefinedOutsideOfLoop(v); };
+  if (auto add = index.getDefiningOp<arith::AddIOp>())
+    return (add.getLhs() == iv && invariant(add.getRhs())) ||
+           (add.getRhs() == iv && invariant(add.getLhs()));
+  auto apply = index.getDefiningOp<affine::AffineApplyOp>();
+  if (!apply || llvm::count(apply.getOperands(), iv) != 1)
+    return false;
+  AffineMap map = apply.getAffineMap();
+  unsigned pos = llvm::find(apply.getOperands(), iv) - apply.getOperands().begin();
+  for (auto [i, v] : llvm::enumerate(apply.getOperands()))
+    if (i != pos && !invariant(v))
+      return false;
+  bool isDim = pos < map.getNumDims();
+  AffineExpr ivExpr = isDim ? getAffineDimExpr(pos, map.getContext())
+                            : getAffineSymbolExpr(pos - map.getNumDims(), map.getContext());
+  AffineExpr rest = simplifyAffineExpr(map.getResult(0) - ivExpr, map.getNumDims(),
+                                       map.getNumSymbols());
+  return isDim ? !rest.isFunctionOfDim(pos) : !rest.isFunctionOfSymbol(pos - map.getNumDims());
 }
 
 /// A register tile's k loop: it carries vectors (the accumulators) and
@@ -156,20 +185,21 @@ struct PrefetchGemmOperandsPass
     return stepBytes > kCacheLineBytes ? std::max<int64_t>(columnSteps, 0) : 0;
   }
 
-  /// A prefetch before each read indexed by the loop's induction variable,
-  /// that index moved on. Past the dim's end the address runs on into the
+  /// A prefetch before each read indexed by the loop's induction variable
+  /// (or it plus a K chunk's offset: stepsWithInductionVar), that index
+  /// moved on. Past the dim's end the address runs on into the
   /// next panel or rows (packed panels are contiguous); past the buffer's
   /// end it points at nothing, which a prefetch may do (no fault, no
   /// effect).
   void prefetchOperands(scf::ForOp loop) {
-    Value iv = loop.getInductionVar();
     for (auto read : llvm::to_vector(loop.getBody()->getOps<vector::TransferReadOp>())) {
       auto type = dyn_cast<MemRefType>(read.getSource().getType());
       if (!type)
         continue;
       auto indices = llvm::to_vector(read.getIndices());
-      auto at = llvm::find(indices, iv);
-      if (at == indices.end() || llvm::count(indices, iv) != 1)
+      auto at = llvm::find_if(indices, [&](Value v) { return stepsWithInductionVar(v, loop); });
+      if (at == indices.end() ||
+          llvm::count_if(indices, [&](Value v) { return !loop.isDefinedOutsideOfLoop(v); }) != 1)
         continue;
       SmallVector<int64_t> strides;
       int64_t offset;
@@ -198,7 +228,7 @@ struct PrefetchGemmOperandsPass
         // column tile `columnTilesAhead` further along is next instead.
         indices.back() = moved(indices.back(), columnTilesAhead * innerSize);
       } else {
-        *at = moved(iv, ahead);
+        *at = moved(*at, ahead);
       }
       b.create<memref::PrefetchOp>(loc, read.getSource(), indices, /*isWrite=*/false,
                                    /*localityHint=*/3, /*isDataCache=*/true);
