@@ -162,8 +162,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // Weight panels as wide as the register tile (two vectors, as the conv
     // layouts above): AVX-512's 16-lane panels gave a 12 x 16 tile, 13
     // loads a k step for 12 FMAs, and a 1024^3 matmul ran at 65% of
-    // OpenBLAS on Sapphire Rapids, one thread; 12 x 32 ran it at 121%
-    // (bench/bench_matmul.py, session 40).
+    // OpenBLAS on Sapphire Rapids, one thread; 12 x 32 runs it at 0.97 to
+    // 1.09 of OpenBLAS (bench/bench_matmul.py and per-call pairs, session
+    // 40).
     PackMatmulWeightsOptions packing;
     packing.lanes = 2 * opts.vectorWidth;
     packing.matvecLanes = opts.vectorWidth;

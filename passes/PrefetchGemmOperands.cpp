@@ -197,9 +197,9 @@ struct PrefetchGemmOperandsPass
       if (!type)
         continue;
       auto indices = llvm::to_vector(read.getIndices());
-      auto at = llvm::find_if(indices, [&](Value v) { return stepsWithInductionVar(v, loop); });
-      if (at == indices.end() ||
-          llvm::count_if(indices, [&](Value v) { return !loop.isDefinedOutsideOfLoop(v); }) != 1)
+      auto steps = [&](Value v) { return stepsWithInductionVar(v, loop); };
+      auto at = llvm::find_if(indices, steps);
+      if (at == indices.end() || llvm::count_if(indices, steps) != 1)
         continue;
       SmallVector<int64_t> strides;
       int64_t offset;
