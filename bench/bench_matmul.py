@@ -69,11 +69,12 @@ def main():
     ap.add_argument("--peak-gflops", type=float, default=0.0,
                     help="single-core FMA peak (default: measured, bench/fma_peak.c)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/matmul.md"))
-    ap.add_argument("--prebuilt", default="",
-                    help="folder of matmulN.so built by an earlier run's --keep (same sizes, in "
-                         "order: the weights come from one seeded generator), for a machine "
-                         "without LLVM (the device)")
-    ap.add_argument("--keep", default="", help="copy each compiled matmulN.so into this folder")
+    libs = ap.add_mutually_exclusive_group()
+    libs.add_argument("--prebuilt", default="",
+                      help="folder of matmulN.so built by an earlier run's --keep (same sizes, in "
+                           "order: the weights come from one seeded generator), for a machine "
+                           "without LLVM (the device)")
+    libs.add_argument("--keep", default="", help="copy each compiled matmulN.so into this folder")
     args = ap.parse_args()
 
     rng = np.random.default_rng(0)
@@ -83,6 +84,9 @@ def main():
         if not args.peak_gflops:
             peak = os.path.join(work, "fma_peak")
             compiler = shutil.which("clang-19") or shutil.which("cc")
+            if not compiler:
+                sys.exit("bench_matmul.py: no C compiler (clang-19 or cc) to build "
+                         "bench/fma_peak.c; pass --peak-gflops")
             subprocess.run([compiler, "-O2", "-march=native", "-o", peak,
                             os.path.join(os.path.dirname(os.path.abspath(__file__)), "fma_peak.c")],
                            check=True)
@@ -98,7 +102,7 @@ def main():
                 lib_path = os.path.join(work, f"matmul{n}.so")
                 subprocess.run([args.dlc, "compile", path, "-o", lib_path, f"--target={args.target}"],
                                check=True)
-            if args.keep and not args.prebuilt:
+            if args.keep:
                 os.makedirs(args.keep, exist_ok=True)
                 shutil.copy(lib_path, os.path.join(args.keep, f"matmul{n}.so"))
             y, out = np.empty((n, n), np.float32), np.empty((n, n), np.float32)

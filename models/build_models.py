@@ -300,6 +300,13 @@ def op_models():
     models["matmul_reshape"] = g.model("matmul_reshape", [tensor("a", [2, 3, 4])],
                                        [tensor(y, [2, 4, 3])])
 
+    g = Graph(40)  # MatMul weight panels (dlc-pack-matmul-weights) on 12 rows: N = 48 takes
+    # one-vector panels on AVX-512 (a multiple of 16 lanes, not of 32) and
+    # two-vector ones on AVX2; N = 64 two-vector panels on both.
+    h = g.node("Relu", [g.node("MatMul", ["a", g.weight("w1", g.rng.normal(0, 0.2, (64, 48)))])])
+    y = g.node("MatMul", [h, g.weight("w2", g.rng.normal(0, 0.2, (48, 64)))])
+    models["matmul_panels"] = g.model("matmul_panels", [tensor("a", [12, 64])], [tensor(y, [12, 64])])
+
     g = Graph(12)  # opset-11 Softmax (coerce to 2-D), Gemm with alpha/beta/transA, Identity
     gm = g.node("Gemm", ["a", g.weight("b", g.rng.normal(0, 1, (6, 5))),
                          g.weight("c", g.rng.normal(0, 1, (1, 5)))], transA=1, alpha=0.5, beta=2.0)
