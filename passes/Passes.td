@@ -323,7 +323,11 @@ def HoistVectorTransfers : Pass<"dlc-hoist-vector-transfers", "mlir::func::FuncO
     gives up on transfers through views; a pair through a view (a GEMM tile
     of a packed-panel accumulator, a subview of a reshape) moves too when
     the loop writes nothing else and reads nothing else of the same root
-    buffer.
+    buffer. First, a transfer_write storing back unchanged what a
+    transfer_read just loaded from the same place (nothing written in
+    between) goes with its read: bufferization's copy of a slice onto
+    itself, which on the zero frame of a depthwise conv's padded input cost
+    a store-forwarding stall a row.
   }];
 }
 

@@ -83,3 +83,44 @@ func.func @aliasing_read_stays(%out: memref<6x32xf32>, %w: memref<64x6xf32>) {
   }
   return
 }
+
+// -----
+
+// A tile stored back unchanged right after it was read (bufferization's copy
+// of a slice onto itself: the zero frame of a depthwise conv's padded input)
+// goes, read and write; the zeros written before it stay.
+// CHECK-LABEL: func.func @self_copy
+// CHECK-SAME: (%[[BUF:.*]]: memref<4x9xf32>, %[[I:.*]]: index)
+// CHECK: %[[ROW:.*]] = memref.subview %[[BUF]]
+// CHECK-NEXT: vector.transfer_write %{{.*}}, %[[ROW]]
+// CHECK-NOT: vector.transfer_read
+// CHECK-NOT: vector.transfer_write
+// CHECK: return
+func.func @self_copy(%buf: memref<4x9xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %zeros = arith.constant dense<0.0> : vector<1x9xf32>
+  %row = memref.subview %buf[%i, 0] [1, 9] [1, 1] : memref<4x9xf32> to memref<1x9xf32, strided<[9, 1], offset: ?>>
+  vector.transfer_write %zeros, %row[%c0, %c0] {in_bounds = [true, true]} : vector<1x9xf32>, memref<1x9xf32, strided<[9, 1], offset: ?>>
+  %v = vector.transfer_read %row[%c0, %c0], %z {in_bounds = [true, true]} : memref<1x9xf32, strided<[9, 1], offset: ?>>, vector<1x9xf32>
+  vector.transfer_write %v, %row[%c0, %c0] {in_bounds = [true, true]} : vector<1x9xf32>, memref<1x9xf32, strided<[9, 1], offset: ?>>
+  return
+}
+
+// -----
+
+// A write between the read and the write back keeps the pair: the write
+// back restores what was read.
+// CHECK-LABEL: func.func @write_between
+// CHECK-SAME: (%[[BUF:.*]]: memref<1x16xf32>, %[[V:.*]]: vector<1x16xf32>)
+// CHECK: %[[OLD:.*]] = vector.transfer_read %[[BUF]]
+// CHECK-NEXT: vector.transfer_write %[[V]], %[[BUF]]
+// CHECK-NEXT: vector.transfer_write %[[OLD]], %[[BUF]]
+func.func @write_between(%buf: memref<1x16xf32>, %v: vector<1x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %old = vector.transfer_read %buf[%c0, %c0], %z {in_bounds = [true, true]} : memref<1x16xf32>, vector<1x16xf32>
+  vector.transfer_write %v, %buf[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, memref<1x16xf32>
+  vector.transfer_write %old, %buf[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, memref<1x16xf32>
+  return
+}
