@@ -124,3 +124,18 @@ func.func @write_between(%buf: memref<1x16xf32>, %v: vector<1x16xf32>) {
   vector.transfer_write %old, %buf[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, memref<1x16xf32>
   return
 }
+
+// -----
+
+// On tensors a write makes a new value: the pair stays.
+// CHECK-LABEL: func.func @tensor_write_stays
+// CHECK: %[[V:.*]] = vector.transfer_read
+// CHECK: %[[T:.*]] = vector.transfer_write %[[V]]
+// CHECK: return %[[T]]
+func.func @tensor_write_stays(%t: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  %v = vector.transfer_read %t[%c0, %c0], %z {in_bounds = [true, true]} : tensor<1x16xf32>, vector<1x16xf32>
+  %r = vector.transfer_write %v, %t[%c0, %c0] {in_bounds = [true, true]} : vector<1x16xf32>, tensor<1x16xf32>
+  return %r : tensor<1x16xf32>
+}
