@@ -15,23 +15,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 import onnx  # noqa: E402
 
-from dlc_ctypes import Model, median_ms  # noqa: E402
-
-
-def dims(value_info):
-    return [d.dim_value for d in value_info.type.tensor_type.shape.dim]
+from dlc_ctypes import Model, median_ms, model_arrays  # noqa: E402
 
 
 def main():
     model, threads, rounds, libs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
     graph = onnx.load(model).graph
-    rng = np.random.default_rng(0)
-    feeds = {vi.name: rng.uniform(-1, 1, dims(vi)).astype(np.float32) for vi in graph.input}
+    feeds, _ = model_arrays(graph)
     times = {lib: [] for lib in libs}
     outs = {}
     for _ in range(rounds):
         for lib in libs:
-            out = {vi.name: np.empty(dims(vi), np.float32) for vi in graph.output}
+            _, out = model_arrays(graph)
             with Model(lib, threads) as m:
                 times[lib].append(median_ms(m.runner(feeds, out), 10, min_ms=300))
             outs[lib] = out

@@ -85,6 +85,17 @@ class Model:
         self.lib.dlc_destroy(self.handle)
 
 
+def model_arrays(graph, seed=0):
+    """Seeded uniform [-1, 1) float32 inputs and empty outputs for an ONNX
+    graph's inputs and outputs (static shapes), as name -> array dicts."""
+    def dims(value_info):
+        return [d.dim_value for d in value_info.type.tensor_type.shape.dim]
+    rng = np.random.default_rng(seed)
+    inputs = {v.name: rng.uniform(-1, 1, dims(v)).astype(np.float32) for v in graph.input}
+    outputs = {v.name: np.empty(dims(v), np.float32) for v in graph.output}
+    return inputs, outputs
+
+
 def write_report(text, path):
     """Prints a benchmark's markdown table and writes it to `path`."""
     print(text)

@@ -13,7 +13,10 @@ its fused nodes are named after their last op too (`clip_10_nchwc`).
 Both are mapped to the conv or gemm heading their chain of BatchNorm, Relu,
 Clip and Add, and summed by class (weight shape, kernel, stride, output
 map), with GFLOP/s from the conv's FLOPs. "other" is what maps to no conv:
-pools, the entry's serial code, the runtime, Python.
+pools, the entry's serial code (the whole of a small model, LeNet's or the
+MLP's, whose loops are not outlined), the runtime, Python. The profiler
+slows onnxruntime's per-call time: for models of microseconds its line is
+no latency.
 
 One thread's samples are one thread's time; at two threads the dlc column
 is thread time (both threads' samples), so compare it with twice the
@@ -25,6 +28,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,7 +43,7 @@ from onnx import shape_inference  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dlc_ctypes import Model, median_ms  # noqa: E402
+from dlc_ctypes import Model, median_ms, model_arrays  # noqa: E402
 
 FUSED = ("BatchNormalization", "Relu", "Clip", "Add")
 
@@ -84,27 +88,30 @@ def conv_classes(path):
     return desc, flops, head
 
 
+def call_loop(path, lib, threads, seconds):
+    """dlc_run calls for `seconds` (the child process perf records)."""
+    feeds, outs = model_arrays(onnx.load(path).graph)
+    with Model(lib, threads) as m:
+        call = m.runner(feeds, outs)
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            call()
+
+
 def dlc_side(path, lib, threads, seconds, head):
-    """Per-call ms of the library and each conv's ms (sample share x ms)."""
-    child = ("import sys, time; sys.path.insert(0, %r); import numpy as np, onnx;"
-             "from dlc_ctypes import Model; g = onnx.load(%r).graph;"
-             "d = lambda v: [x.dim_value for x in v.type.tensor_type.shape.dim];"
-             "i = {v.name: np.random.default_rng(0).uniform(-1, 1, d(v)).astype(np.float32)"
-             " for v in g.input}; o = {v.name: np.empty(d(v), np.float32) for v in g.output};"
-             "m = Model(%r, %d); c = m.runner(i, o); [c() for _ in range(10)];"
-             "t = time.perf_counter();\n"
-             "while time.perf_counter() - t < %f: c()"
-             % (HERE, path, lib, threads, seconds))
+    """Per-call ms of the library (timed outside perf, which slows it) and
+    each conv's ms (its share of the samples x ms x threads)."""
+    if not shutil.which("perf"):
+        sys.exit("layer_compare.py: no `perf` (apt-get install linux-perf)")
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "perf.data")
         subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "10000", "-o", data,
-                        sys.executable, "-c", child], check=True, capture_output=True)
+                        sys.executable, os.path.abspath(__file__), path, lib, "--threads",
+                        str(threads), "--seconds", str(seconds), "--loop"],
+                       check=True, capture_output=True)
         report = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio"],
                                 check=True, capture_output=True, text=True).stdout
-    graph = onnx.load(path).graph
-    feeds = {v.name: np.random.default_rng(0).uniform(-1, 1, dims(v)).astype(np.float32)
-             for v in graph.input}
-    outs = {v.name: np.empty(dims(v), np.float32) for v in graph.output}
+    feeds, outs = model_arrays(onnx.load(path).graph)
     with Model(lib, threads) as m:
         ms = median_ms(m.runner(feeds, outs), 10, min_ms=1000)
     share, other = collections.Counter(), 0.0
@@ -161,7 +168,10 @@ def main():
     ap.add_argument("lib")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=6)
+    ap.add_argument("--loop", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.loop:
+        return call_loop(args.model, args.lib, args.threads, args.seconds)
     desc, flops, head = conv_classes(args.model)
     dlc_ms, dlc_t, dlc_other = dlc_side(args.model, args.lib, args.threads, args.seconds, head)
     ort_ms, ort_t, ort_other = ort_side(args.model, args.threads, args.seconds, head)

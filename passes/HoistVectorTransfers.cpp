@@ -103,7 +103,8 @@ scf::ForOp hoistOne(RewriterBase &rewriter, scf::ForOp loop) {
 bool storesBackItsRead(vector::TransferWriteOp write) {
   auto read = write.getVector().getDefiningOp<vector::TransferReadOp>();
   // On buffers only: a write into a tensor is a new value, not a store.
-  if (!read || !isa<MemRefType>(write.getSource().getType()) || read->getBlock() != write->getBlock() || read.getSource() != write.getSource() ||
+  if (!read || !isa<MemRefType>(write.getSource().getType()) ||
+      read->getBlock() != write->getBlock() || read.getSource() != write.getSource() ||
       read.getIndices() != write.getIndices() ||
       read.getPermutationMap() != write.getPermutationMap() ||
       read.getInBoundsAttr() != write.getInBoundsAttr() || read.getMask() || write.getMask())
