@@ -38,6 +38,9 @@ namespace {
 struct RowTile {
   int64_t filters = 0;
   bool filterLanes = false;
+  /// With the pixels in lanes: vectors of the row a register tile takes
+  /// (0: the whole row).
+  int64_t segmentVectors = 0;
 };
 
 /// The tile for F filters over rows of `ow` pixels within `accumulators`
@@ -104,18 +107,42 @@ struct ConvToOuterProductsPass
     auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
     if (!in.hasStaticShape() || !w.hasStaticShape() || !out.hasStaticShape() ||
         !out.getElementType().isF32() ||
-        !llvm::all_of(conv.getStrides().getValues<int64_t>(), [](int64_t s) { return s == 1; }) ||
         !llvm::all_of(conv.getDilations().getValues<int64_t>(), [](int64_t d) { return d == 1; }))
       return;
+    SmallVector<int64_t> convStrides(conv.getStrides().getValues<int64_t>());
+    int64_t sh = convStrides[0], sw = convStrides[1];
     int64_t n = out.getDimSize(0), f = out.getDimSize(1), oh = out.getDimSize(2),
             ow = out.getDimSize(3);
     int64_t c = w.getDimSize(1), kh = w.getDimSize(2), kw = w.getDimSize(3);
-    // 1x1 convs have no columns to save; larger convs keep the GEMM, whose
-    // cache tiles and threads pay for the columns.
-    if (kh * kw == 1 || f * c * kh * kw * oh * ow > maxMultiplyAdds)
+    // 1x1 convs have no columns to save.
+    if (kh * kw == 1)
       return;
     RowTile tile = rowTileFor(f, ow, vectorWidth, maxAccumulators);
+    // Larger convs keep the GEMM, whose cache tiles and threads pay for the
+    // columns, unless their window's input rows (all channels) stay in L1
+    // across the output row's filter blocks (`max-window-row-bytes`): an
+    // image stem (3 channels) spent a third of its time gathering columns
+    // (ResNet-50's 7x7 stride-2 stem: 147 of them a pixel) for a GEMM that
+    // otherwise ran at the FMA peak. Their rows go in segments of
+    // kSegmentVectors vectors by kSegmentFilters filters: 16 accumulators,
+    // 8 filter broadcasts and 2 pixel vectors a tap, which with the
+    // stride's shuffle index fit AVX-512's 32 registers. Zen 5, one
+    // thread, ResNet-50's stem inside the model: 1.18 ms as im2col + GEMM
+    // (the BatchNorm and ReLU in its epilogue), 0.97 ms in 8 x 2 segments;
+    // 8 x 3 spilled (1.46 ms), 16 x 1 took 1.08 ms.
+    bool large = f * c * kh * kw * oh * ow > maxMultiplyAdds;
+    if (large) {
+      constexpr int64_t kSegmentFilters = 8, kSegmentVectors = 2;
+      int64_t windowRowBytes = c * kh * in.getDimSize(3) * 4;
+      if (windowRowBytes > maxWindowRowBytes || f % kSegmentFilters != 0)
+        return;
+      tile = {kSegmentFilters, false, kSegmentVectors};
+    }
     if (!tile.filters)
+      return;
+    // Strided rows are read whole and their every sw-th element taken
+    // (pixels in lanes only).
+    if (sw > 1 && tile.filterLanes)
       return;
     std::optional<SmallVector<float>> filter = dlc::constantF32Values(conv.getInputs()[1]);
     if (!filter)
@@ -131,6 +158,11 @@ struct ConvToOuterProductsPass
     // and stack slots): the input gets as many more zero columns (see
     // widenRows), and the tile's extra pixels are dropped before the write.
     int64_t pixels = tile.filterLanes ? ow : (ow + vectorWidth - 1) / vectorWidth * vectorWidth;
+    // A strided tap row is read as sw vectors' worth of contiguous input
+    // per vector of pixels (see tapRowOf), up to column pixels * sw + kw - 2.
+    int64_t extra = std::max<int64_t>(0, pixels * sw + kw - 1 - in.getDimSize(3));
+    if (sw == 1)
+      extra = pixels - ow;
     // The filter as [C, KH, KW, F]: a tap's values for the tile's filters
     // are contiguous.
     SmallVector<float> packed(filter->size());
@@ -139,11 +171,11 @@ struct ConvToOuterProductsPass
         packed[k * f + fi] = (*filter)[fi * c * kh * kw + k];
     Value wPacked = dlc::f32Constant(b, loc, {c, kh, kw, f}, packed, "tap_major_filter");
 
-    Value x = widenRows(b, loc, conv.getInputs()[0], pixels - ow);
+    Value x = widenRows(b, loc, conv.getInputs()[0], extra);
     Value init = conv.getOutputs()[0];
     bool scalarBias = false;
     Value bias = dlc::biasOf(init, scalarBias);
-    linalg::GenericOp act = dlc::activationOf(conv.getResult(0));
+    linalg::GenericOp act = dlc::epilogueOf(conv.getResult(0));
     // Any other start is read from the accumulator, which the rows then
     // overwrite in place.
     Value dest = bias ? b.create<tensor::EmptyOp>(loc, out.getShape(), f32).getResult() : init;
@@ -159,79 +191,140 @@ struct ConvToOuterProductsPass
     Value zero = idx(0);
     Value pad = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
 
-    auto tileType = tile.filterLanes ? VectorType::get({pixels, tile.filters}, f32)
-                                     : VectorType::get({tile.filters, pixels}, f32);
+    // The row's tile as chunks that are each one vector wide in the pixels
+    // (LLVM scalarized a <112 x float> row through the stack) or, with
+    // the filters in lanes, one [pixels, filters] chunk.
+    int64_t chunkPixels = tile.filterLanes ? pixels : vectorWidth;
+    int64_t chunks = pixels / chunkPixels;
+    auto chunkType = tile.filterLanes ? VectorType::get({pixels, tile.filters}, f32)
+                                      : VectorType::get({tile.filters, chunkPixels}, f32);
+    // Pixels of chunk j inside the row (the last may be partly padding).
+    auto validPixels = [&](int64_t j) { return std::min(chunkPixels, ow - j * chunkPixels); };
     AffineExpr d0, d1, d2, d3;
     bindDims(ctx, d0, d1, d2, d3);
     AffineMap outMap = tile.filterLanes ? AffineMap::get(4, 0, {d3, d1}, ctx)
                                         : AffineMap::get(4, 0, {d1, d3}, ctx);
     SmallVector<bool> inBounds2{true, true};
-    Value acc;
-    if (bias && scalarBias) {
-      acc = b.create<vector::BroadcastOp>(loc, tileType, bias);
-    } else if (bias) {
-      // The [F] bias broadcast along the tile's pixel dim.
-      AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
-      AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
-                                     : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
-      acc = b.create<vector::TransferReadOp>(loc, tileType, bias, ValueRange{f0}, m, pad,
-                                             /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
-    } else {
-      // The row's own pixels, the tile's extra ones zero.
-      auto rowTile = tile.filterLanes ? tileType : VectorType::get({tile.filters, ow}, f32);
-      acc = b.create<vector::TransferReadOp>(loc, rowTile, shared,
-                                             ValueRange{bn, f0, row, zero}, outMap, pad,
-                                             /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
-      if (rowTile != tileType)
-        acc = b.create<vector::InsertStridedSliceOp>(
-            loc, acc,
-            b.create<arith::ConstantOp>(loc, tileType, DenseElementsAttr::get(tileType, 0.0f)),
-            ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{1, 1});
-    }
-
-    // Sum over (channel, tap row): each tap column unrolled.
-    auto rowType = VectorType::get({pixels}, f32);
-    auto lanesType = VectorType::get({tile.filters}, f32);
-    auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), ValueRange{acc});
-    b.setInsertionPointToStart(channels.getBody());
-    Value ci = channels.getInductionVar();
-    auto tapRows = b.create<scf::ForOp>(loc, zero, idx(kh), idx(1),
-                                        ValueRange{channels.getRegionIterArgs()[0]});
-    b.setInsertionPointToStart(tapRows.getBody());
-    Value ky = tapRows.getInductionVar();
-    Value sum = tapRows.getRegionIterArgs()[0];
-    Value inRow = b.create<arith::AddIOp>(loc, row, ky);
-    for (int64_t kx = 0; kx < kw; ++kx) {
-      Value tapRow = b.create<vector::TransferReadOp>(
-          loc, rowType, x, ValueRange{bn, ci, inRow, idx(kx)}, pad, ArrayRef<bool>{true});
-      Value weights = b.create<vector::TransferReadOp>(
-          loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
-      sum = tile.filterLanes ? b.create<vector::OuterProductOp>(loc, tileType, tapRow, weights, sum)
-                                   .getResult()
-                             : b.create<vector::OuterProductOp>(loc, tileType, weights, tapRow, sum)
-                                   .getResult();
-    }
-    b.create<scf::YieldOp>(loc, sum);
-    b.setInsertionPointAfter(tapRows);
-    b.create<scf::YieldOp>(loc, tapRows.getResult(0));
-    b.setInsertionPointAfter(channels);
-    Value result = channels.getResult(0);
-    if (act)
-      result = dlc::applyElementwise(b, loc, act, {result});
-
-    // The tile's row of the output, written in place.
+    // The tile's row of the output, written in place, chunk by chunk.
     SmallVector<OpFoldResult> offsets{bn, f0, row, b.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {1, tile.filters, 1, ow});
     SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-    Value slice = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
-    if (pixels != ow)
-      result = b.create<vector::ExtractStridedSliceOp>(loc, result, ArrayRef<int64_t>{0, 0},
-                                                       ArrayRef<int64_t>{tile.filters, ow},
-                                                       ArrayRef<int64_t>{1, 1});
-    Value written = b.create<vector::TransferWriteOp>(loc, result, slice,
-                                                      ValueRange{zero, zero, zero, zero}, outMap,
-                                                      ArrayRef<bool>(inBounds2))
-                        .getResult();
+    Value written = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
+    // The epilogue's per-filter operands (BatchNorm's scale and shift),
+    // broadcast along the chunk's pixels.
+    DenseMap<Value, Value> perFilter;
+    if (act)
+      for (OpOperand *in : act.getDpsInputOperands())
+        if (in->get() != conv.getResult(0) && !perFilter.count(in->get())) {
+          AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
+          AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
+                                         : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
+          perFilter[in->get()] = b.create<vector::TransferReadOp>(
+              loc, chunkType, in->get(), ValueRange{f0}, m, pad, /*mask=*/Value(),
+              b.getBoolArrayAttr(inBounds2));
+        }
+    // The chunks in segments of tile.segmentVectors, each a register tile
+    // summed over the whole window.
+    int64_t perSegment = tile.segmentVectors && !tile.filterLanes ? tile.segmentVectors : chunks;
+    for (int64_t first = 0; first < chunks; first += perSegment) {
+      int64_t count = std::min(perSegment, chunks - first);
+      SmallVector<Value> starts;
+      if (bias && scalarBias) {
+        starts.assign(count, b.create<vector::BroadcastOp>(loc, chunkType, bias));
+      } else if (bias) {
+        // The [F] bias broadcast along the tile's pixel dim.
+        AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
+        AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
+                                       : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
+        starts.assign(count, b.create<vector::TransferReadOp>(loc, chunkType, bias, ValueRange{f0},
+                                                               m, pad, /*mask=*/Value(),
+                                                               b.getBoolArrayAttr(inBounds2)));
+      } else {
+        // The row's own pixels, the tile's extra ones zero.
+        for (int64_t j = first; j < first + count; ++j) {
+          int64_t valid = validPixels(j);
+          auto part = tile.filterLanes ? chunkType : VectorType::get({tile.filters, valid}, f32);
+          Value acc = b.create<vector::TransferReadOp>(
+              loc, part, shared, ValueRange{bn, f0, row, idx(j * chunkPixels)}, outMap, pad,
+              /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
+          if (part != chunkType)
+            acc = b.create<vector::InsertStridedSliceOp>(
+                loc, acc,
+                b.create<arith::ConstantOp>(loc, chunkType, DenseElementsAttr::get(chunkType, 0.0f)),
+                ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{1, 1});
+          starts.push_back(acc);
+        }
+      }
+
+      // Sum over (channel, tap row): each tap column unrolled.
+      auto lanesType = VectorType::get({tile.filters}, f32);
+      auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), starts);
+      b.setInsertionPointToStart(channels.getBody());
+      Value ci = channels.getInductionVar();
+      auto tapRows = b.create<scf::ForOp>(loc, zero, idx(kh), idx(1),
+                                          channels.getRegionIterArgs());
+      b.setInsertionPointToStart(tapRows.getBody());
+      Value ky = tapRows.getInductionVar();
+      SmallVector<Value> sums(tapRows.getRegionIterArgs());
+      Value inRow = b.create<arith::AddIOp>(
+          loc, sh == 1 ? row : b.create<arith::MulIOp>(loc, row, idx(sh)).getResult(), ky);
+      // Chunk j's pixels of tap column kx's input row: contiguous from kx,
+      // or with a stride every sw-th element of sw vectors read contiguously
+      // (one vpermt2ps a vector for stride 2 on AVX-512).
+      SmallVector<int64_t> every;
+      for (int64_t l = 0; l < chunkPixels; ++l)
+        every.push_back(l * sw);
+      auto tapChunk = [&](int64_t kx, int64_t j) -> Value {
+        Value col = idx(j * chunkPixels * sw + kx);
+        if (sw == 1)
+          return b.create<vector::TransferReadOp>(loc, VectorType::get({chunkPixels}, f32), x,
+                                                  ValueRange{bn, ci, inRow, col}, pad,
+                                                  ArrayRef<bool>{true});
+        Value wide = b.create<vector::TransferReadOp>(
+            loc, VectorType::get({chunkPixels * sw}, f32), x, ValueRange{bn, ci, inRow, col}, pad,
+            ArrayRef<bool>{true});
+        return b.create<vector::ShuffleOp>(loc, wide, wide, every);
+      };
+      for (int64_t kx = 0; kx < kw; ++kx) {
+        Value weights = b.create<vector::TransferReadOp>(
+            loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
+        for (int64_t j = first; j < first + count; ++j) {
+          Value taps = tapChunk(kx, j);
+          sums[j - first] = tile.filterLanes
+                        ? b.create<vector::OuterProductOp>(loc, chunkType, taps, weights, sums[j - first])
+                              .getResult()
+                        : b.create<vector::OuterProductOp>(loc, chunkType, weights, taps, sums[j - first])
+                              .getResult();
+        }
+      }
+      b.create<scf::YieldOp>(loc, sums);
+      b.setInsertionPointAfter(tapRows);
+      b.create<scf::YieldOp>(loc, tapRows.getResults());
+      b.setInsertionPointAfter(channels);
+
+      for (int64_t j = first; j < first + count; ++j) {
+        Value result = channels.getResult(j - first);
+        if (act) {
+          SmallVector<Value> operands;
+          for (OpOperand *in : act.getDpsInputOperands())
+            operands.push_back(in->get() == conv.getResult(0) ? result
+                                                              : perFilter.lookup(in->get()));
+          result = dlc::applyElementwise(b, loc, act, operands);
+        }
+        int64_t valid = validPixels(j);
+        if (valid != chunkPixels)
+          result = b.create<vector::ExtractStridedSliceOp>(
+              loc, result, ArrayRef<int64_t>{0, 0},
+              tile.filterLanes ? ArrayRef<int64_t>{valid, tile.filters}
+                               : ArrayRef<int64_t>{tile.filters, valid},
+              ArrayRef<int64_t>{1, 1});
+        written = b.create<vector::TransferWriteOp>(loc, result, written,
+                                                    ValueRange{zero, zero, zero,
+                                                               idx(j * chunkPixels)},
+                                                    outMap, ArrayRef<bool>(inBounds2))
+                      .getResult();
+      }
+    }
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     b.create<tensor::ParallelInsertSliceOp>(loc, written, shared, offsets, sizes, strides);
 
@@ -241,7 +334,7 @@ struct ConvToOuterProductsPass
                                                         "-pixel rows"
                                                   : " filters x " + std::to_string(ow) +
                                                         "-pixel lanes") +
-                                (act ? ", activation in registers" : ""));
+                                (act ? ", epilogue in registers" : ""));
     if (act) {
       act.getResult(0).replaceAllUsesWith(forall.getResult(0));
       act.erase();

@@ -461,17 +461,31 @@ bool hasScalarElementwiseBody(linalg::GenericOp g) {
   });
 }
 
-linalg::GenericOp activationOf(Value v) {
+linalg::GenericOp epilogueOf(Value v) {
   if (!v.hasOneUse())
     return nullptr;
   auto g = dyn_cast<linalg::GenericOp>(*v.getUsers().begin());
-  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
-      g.getNumReductionLoops() != 0 || g.getDpsInputOperand(0)->get() != v ||
-      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }) ||
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!g || !type || type.getRank() != 4 || g.getNumDpsInits() != 1 || g.getNumResults() != 1 ||
+      g.getNumReductionLoops() != 0 || g.getNumLoops() != 4 ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() ||
       g.getDpsInitOperand(0)->get().getType() != v.getType() ||
       !g.getRegionOutputArgs()[0].use_empty())
     return nullptr;
-  return hasScalarElementwiseBody(g) ? g : nullptr;
+  AffineMap channel = AffineMap::get(4, 0, getAffineDimExpr(1, g.getContext()));
+  int64_t ofV = 0;
+  for (OpOperand *in : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(in);
+    if (in->get() == v && map.isIdentity()) {
+      ++ofV;
+      continue;
+    }
+    auto t = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!t || map != channel || t.getShape() != ArrayRef<int64_t>{type.getDimSize(1)} ||
+        t.getElementType() != type.getElementType())
+      return nullptr;
+  }
+  return ofV == 1 && hasScalarElementwiseBody(g) ? g : nullptr;
 }
 
 Value applyElementwise(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<Value> inputs) {

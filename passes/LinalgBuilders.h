@@ -195,11 +195,13 @@ Value biasOf(Value init, bool &scalar);
 /// True if every op of `g`'s body is a scalar elementwise op (int or float
 /// operands and one result, no regions): the body can run on vectors.
 bool hasScalarElementwiseBody(linalg::GenericOp g);
-/// The one user of `v` when it is an all-parallel elementwise generic of
-/// `v` alone (an activation), identity maps, whose body only combines its
-/// argument with values from outside (constants): it can run on a register
-/// tile before the store. Null otherwise.
-linalg::GenericOp activationOf(Value v);
+/// The one user of `v` (an NCHW conv's output) when it is an all-parallel
+/// elementwise generic of `v` (identity map) and of per-channel [C]
+/// vectors indexed by dim 1 (a BatchNorm's scale and shift), with an
+/// identity init of `v`'s type that its body does not read, and a body of
+/// scalar elementwise ops: an activation or a BatchNorm and activation that
+/// can run on a register tile before the store. Null otherwise.
+linalg::GenericOp epilogueOf(Value v);
 /// The body of the elementwise generic `g` on vectors: `inputs` are its
 /// input block arguments' values in order, at least one a vector (the
 /// shape), scalars among them and values from outside broadcast to it.

@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s --dlc-conv-to-outer-products="vector-width=8 max-accumulators=12" --split-input-file | FileCheck %s
+// RUN: %dlc-opt %s --dlc-conv-to-outer-products="vector-width=8 max-accumulators=12 max-window-row-bytes=4096" --split-input-file | FileCheck %s
 
 // Two filters over one input channel, rows of 8 pixels: a [2, 8] tile per
 // output row (pixels in lanes), started from the broadcast bias, summed over
@@ -7,23 +7,23 @@
 // tap-major ([C, KH, KW, F]) and the bias generic and the ReLU generic go.
 // CHECK-LABEL: func.func @pixel_lanes
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x6x10xf32>)
-// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 2 filters x 8-pixel lanes, activation in registers"]
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 2 filters x 8-pixel lanes, epilogue in registers"]
 // CHECK-DAG: %[[BIAS:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
 // CHECK-DAG: %[[W:.*]] = arith.constant dense_resource<tap_major_filter> : tensor<1x3x3x2xf32>
 // CHECK: %[[OUT:.*]] = scf.forall (%[[N:.*]], %[[FB:.*]], %[[ROW:.*]]) in (1, 1, 4) shared_outs(%[[SHARED:.*]] = %{{.*}}) -> (tensor<1x2x4x8xf32>)
 // CHECK: %[[F0:.*]] = arith.muli %[[FB]], %{{.*}} : index
+// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[SHARED]][%[[N]], %[[F0]], %[[ROW]], 0] [1, 2, 1, 8] [1, 1, 1, 1]
 // CHECK: %[[START:.*]] = vector.transfer_read %[[BIAS]][%[[F0]]]{{.*}} : tensor<2xf32>, vector<2x8xf32>
 // CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[START]]) -> (vector<2x8xf32>)
 // CHECK: scf.for %[[KY:.*]] = {{.*}} iter_args(%[[ACC2:.*]] = %[[ACC]]) -> (vector<2x8xf32>)
 // CHECK: %[[IN_ROW:.*]] = arith.addi %[[ROW]], %[[KY]] : index
-// CHECK: %[[T0:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[IN_ROW]], %{{.*}}]{{.*}} : tensor<1x1x6x10xf32>, vector<8xf32>
 // CHECK: %[[W0:.*]] = vector.transfer_read %[[W]][%[[C]], %[[KY]], %{{.*}}, %[[F0]]]{{.*}} : tensor<1x3x3x2xf32>, vector<2xf32>
+// CHECK: %[[T0:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[IN_ROW]], %{{.*}}]{{.*}} : tensor<1x1x6x10xf32>, vector<8xf32>
 // CHECK: %[[P0:.*]] = vector.outerproduct %[[W0]], %[[T0]], %[[ACC2]] {kind = #vector.kind<add>} : vector<2xf32>, vector<8xf32>
 // CHECK: vector.outerproduct
 // CHECK: %[[P2:.*]] = vector.outerproduct
 // CHECK: scf.yield %[[P2]] : vector<2x8xf32>
 // CHECK: %[[RELU:.*]] = arith.maximumf %[[SUM]], %{{.*}} : vector<2x8xf32>
-// CHECK: %[[SLICE:.*]] = tensor.extract_slice %[[SHARED]][%[[N]], %[[F0]], %[[ROW]], 0] [1, 2, 1, 8] [1, 1, 1, 1]
 // CHECK: %[[WRITTEN:.*]] = vector.transfer_write %[[RELU]], %[[SLICE]]
 // CHECK: tensor.parallel_insert_slice %[[WRITTEN]] into %[[SHARED]][%[[N]], %[[F0]], %[[ROW]], 0] [1, 2, 1, 8] [1, 1, 1, 1]
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
@@ -105,27 +105,86 @@ func.func @widened_rows(%x: tensor<1x1x6x6xf32>, %acc: tensor<1x3x6x6xf32>) -> t
 
 // -----
 
-// Left to dlc-conv-to-im2col: a 1x1 conv (no columns to save), a stride-2
-// conv, a conv over max-multiply-adds (2^19), a filter that is not a constant.
+// Left to dlc-conv-to-im2col: a 1x1 conv (no columns to save), a conv over
+// max-multiply-adds (2^19) whose window rows (64 channels x 3 rows x 34
+// floats, 26 KB) overflow max-window-row-bytes, a filter that is not a
+// constant.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: dlc.conv_kernels
-// CHECK-COUNT-4: linalg.conv_2d_nchw_fchw
+// CHECK-COUNT-3: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: vector.outerproduct
 func.func @kept(%x: tensor<1x8x9x9xf32>, %big: tensor<1x64x34x34xf32>, %wv: tensor<4x8x3x3xf32>,
-                %a: tensor<1x4x9x9xf32>, %b: tensor<1x4x4x4xf32>, %c: tensor<1x64x32x32xf32>,
-                %d: tensor<1x4x7x7xf32>) -> (tensor<1x4x9x9xf32>, tensor<1x4x4x4xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>) {
+                %a: tensor<1x4x9x9xf32>, %c: tensor<1x64x32x32xf32>,
+                %d: tensor<1x4x7x7xf32>) -> (tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>) {
   %w1 = arith.constant dense<1.0> : tensor<4x8x1x1xf32>
-  %w3 = arith.constant dense<1.0> : tensor<4x8x3x3xf32>
   %wb = arith.constant dense<1.0> : tensor<64x64x3x3xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w1 : tensor<1x8x9x9xf32>, tensor<4x8x1x1xf32>) outs(%a : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
-  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-      ins(%x, %w3 : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%b : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%big, %wb : tensor<1x64x34x34xf32>, tensor<64x64x3x3xf32>) outs(%c : tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32>
   %3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %wv : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%d : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
-  return %0, %1, %2, %3 : tensor<1x4x9x9xf32>, tensor<1x4x4x4xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>
+  return %0, %2, %3 : tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>
+}
+
+// -----
+
+// An image stem over max-multiply-adds (16 filters, 3 channels, 3x3,
+// stride 2, rows of 40 pixels) whose window rows (3 channels x 3 rows x 82
+// floats, 2.9 KB) fit max-window-row-bytes: tiles of 8 filters per output
+// row (input row = 2 x row + tap row), the row's 5 vectors of 8 pixels in
+// segments of 2, 2 and 1, each summed over the window on its own. A tap's
+// 8 pixels are every other element of 16 read contiguously (the last
+// segment's read ends inside the padded row: no wider pad). The BatchNorm
+// (scale and shift per filter) and the clamp that follow run on the
+// registers, the scale read once per tile, broadcast along the pixels.
+// CHECK-LABEL: func.func @strided_segments
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 8 filters x 40-pixel lanes, epilogue in registers"]
+// CHECK: %[[PADDED:[a-z0-9_]+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: scf.forall (%[[N:.*]], %[[FB:.*]], %[[ROW:.*]]) in (1, 2, 40)
+// CHECK: %[[SCALE:[0-9]+]] = vector.transfer_read %{{.*}}[%{{.*}}], %{{.*}} {{{.*}}permutation_map = #{{.*}}} : tensor<16xf32>, vector<8x8xf32>
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: scf.for %[[KY:[a-z0-9_]+]] = {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: %[[TWICE:[0-9]+]] = arith.muli %[[ROW]], %{{.*}} : index
+// CHECK: arith.addi %[[TWICE]], %[[KY]] : index
+// CHECK: %[[WIDE_TAPS:[0-9]+]] = vector.transfer_read %[[PADDED]]{{.*}} : tensor<1x3x82x82xf32>, vector<16xf32>
+// CHECK: %[[TAPS:[0-9]+]] = vector.shuffle %[[WIDE_TAPS]], %[[WIDE_TAPS]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.outerproduct %{{.*}}, %[[TAPS]], %{{.*}} {kind = #vector.kind<add>} : vector<8xf32>, vector<8xf32>
+// CHECK: math.fma %{{.*}}, %[[SCALE]], %{{.*}} : vector<8x8xf32>
+// CHECK: arith.minimumf {{.*}} : vector<8x8xf32>
+// CHECK: vector.transfer_write
+// CHECK: vector.transfer_write
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>) {
+// CHECK: vector.transfer_write
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], %{{.*}}, %[[ROW]], 0] [1, 8, 1, 40] [1, 1, 1, 1]
+// CHECK-NOT: linalg.generic
+func.func @strided_segments(%x: tensor<1x3x80x80xf32>) -> tensor<1x16x40x40xf32> {
+  %w = arith.constant dense<0.5> : tensor<16x3x3x3xf32>
+  %scale = arith.constant dense<2.0> : tensor<16xf32>
+  %shift = arith.constant dense<0.5> : tensor<16xf32>
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x80x80xf32> to tensor<1x3x82x82xf32>
+  %e = tensor.empty() : tensor<1x16x40x40xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x40x40xf32>) -> tensor<1x16x40x40xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x3x82x82xf32>, tensor<16x3x3x3xf32>) outs(%init : tensor<1x16x40x40xf32>) -> tensor<1x16x40x40xf32>
+  %e2 = tensor.empty() : tensor<1x16x40x40xf32>
+  %bn = linalg.generic {indexing_maps = [affine_map<(n, f, h, w) -> (n, f, h, w)>, affine_map<(n, f, h, w) -> (f)>,
+                                         affine_map<(n, f, h, w) -> (f)>, affine_map<(n, f, h, w) -> (n, f, h, w)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%conv, %scale, %shift : tensor<1x16x40x40xf32>, tensor<16xf32>, tensor<16xf32>) outs(%e2 : tensor<1x16x40x40xf32>) {
+  ^bb0(%v: f32, %s: f32, %t: f32, %o: f32):
+    %a = math.fma %v, %s, %t : f32
+    %r = arith.maximumf %a, %zero : f32
+    %c = arith.minimumf %r, %six : f32
+    linalg.yield %c : f32
+  } -> tensor<1x16x40x40xf32>
+  return %bn : tensor<1x16x40x40xf32>
 }
 
 // -----

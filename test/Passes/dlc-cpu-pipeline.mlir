@@ -6,7 +6,7 @@
 // CHECK-SAME: (%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK-SAME: dlc.arena_bytes
 // CHECK-NOT: llvm.call @malloc
-// CHECK: llvm.intr.fmuladd({{.*}} : (vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: llvm.intr.fmuladd({{.*}} : (vector<8xf32>, vector<8xf32>, vector<8xf32>)
 func.func @main(%x: tensor<1x3x16x16xf32>) -> tensor<1x10xf32> {
   %w = dlc.constant dense<0.5> : tensor<8x3x3x3xf32>
   %b = dlc.constant dense<0.1> : tensor<8xf32>
