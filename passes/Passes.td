@@ -42,22 +42,27 @@ def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
 }
 
 def ConvToOuterProducts : Pass<"dlc-conv-to-outer-products", "mlir::func::FuncOp"> {
-  let summary = "Run small stride-1 convolutions as outer products per output row, without im2col";
+  let summary = "Run small convolutions and image stems as outer products per output row, without im2col";
   let description = [{
     For the CPU back end, before dlc-conv-to-im2col. A static f32
-    `linalg.conv_2d_nchw_fchw` with a constant filter, unit strides and
-    dilations, a window larger than 1x1 and at most `max-multiply-adds`
-    multiply-adds becomes an `scf.forall` over (batch, filter block, output
-    row) whose body keeps one register tile of the row: [filters, pixels],
-    or [pixels, filters] with the filters in the vector lanes where they
-    fill whole vectors. It sums the outer products of each tap's input row
-    (a contiguous read of the padded input) and the tap's filter values
-    (the filter re-packed at compile time as [C, KH, KW, F]) over
-    (channel, tap row, tap column), starting from the bias (a fill or a
-    broadcast [F] tensor), and applies a following elementwise activation
-    in registers before writing the row. The tile uses at most
-    `max-accumulators` vectors of `vector-width` lanes. Larger convs keep
-    the im2col GEMM.
+    `linalg.conv_2d_nchw_fchw` with a constant filter, unit dilations, a
+    window larger than 1x1 and at most `max-multiply-adds` multiply-adds
+    becomes an `scf.forall` over (batch, filter block, output row) whose
+    body keeps register tiles of the row: [filters, pixels] in chunks one
+    vector wide, or [pixels, filters] with the filters in the vector lanes
+    where they fill whole vectors (stride 1 only). It sums the outer
+    products of each tap's input row (a contiguous read of the padded
+    input; with a stride, every stride-th element of a contiguous read) and
+    the tap's filter values (the filter re-packed at compile time as [C,
+    KH, KW, F]) over (channel, tap row, tap column), starting from the bias
+    (a fill or a broadcast [F] tensor), and applies a following elementwise
+    op of the conv's output and per-filter [F] vectors (an activation, or a
+    BatchNorm and activation) in registers before writing the row. The tile
+    uses at most `max-accumulators` vectors of `vector-width` lanes. A
+    larger conv whose window rows for one output row (C x KH input rows)
+    take at most `max-window-row-bytes` (an image stem) is rewritten too,
+    in tiles of 8 filters by 2 vectors of the row, one after the other
+    along it. Other larger convs keep the im2col GEMM.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
