@@ -159,7 +159,7 @@ struct ConvToOuterProductsPass
     // widenRows), and the tile's extra pixels are dropped before the write.
     int64_t pixels = tile.filterLanes ? ow : (ow + vectorWidth - 1) / vectorWidth * vectorWidth;
     // A strided tap row is read as sw vectors' worth of contiguous input
-    // per vector of pixels (see tapRowOf), up to column pixels * sw + kw - 2.
+    // per vector of pixels (see tapChunk), up to column pixels * sw + kw - 2.
     int64_t extra = std::max<int64_t>(0, pixels * sw + kw - 1 - in.getDimSize(3));
     if (sw == 1)
       extra = pixels - ow;
