@@ -56,6 +56,11 @@ def median_ms(fn, repeat=20, warmup=3, min_ms=0.0):
     return statistics.median(times)
 
 
+# dlc_run(handle, inputs, n_inputs, outputs, n_outputs) with pointers as integers.
+RUN_PROTOTYPE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                 ctypes.c_void_p, ctypes.c_size_t)
+
+
 class Model:
     """One created model of a compiled library, run on fixed numpy buffers:
     `with Model(path, threads) as m: call = m.runner(inputs, outputs)`."""
@@ -69,13 +74,22 @@ class Model:
 
     def runner(self, inputs, outputs):
         """A no-argument callable doing one dlc_run from `inputs` into
-        `outputs` (dicts of name -> array, kept alive by the caller)."""
+        `outputs` (dicts of name -> array, kept alive by the caller).
+
+        It calls dlc_run through a bare function pointer with its arguments
+        converted to integers once, here: per call, ctypes' attribute lookup
+        and argtypes conversion cost 0.35 us of the MLP's 6.8 (Zen 5), 5% of
+        what is timed as the library's per-call latency."""
         ins = (Tensor * len(inputs))(*[any_tensor(n, a) for n, a in inputs.items()])
         outs = (Tensor * len(outputs))(*[any_tensor(n, a) for n, a in outputs.items()])
+        run = RUN_PROTOTYPE(ctypes.cast(self.lib.dlc_run, ctypes.c_void_p).value)
+        handle, n_in, n_out = self.handle.value, len(inputs), len(outputs)
+        ins_at, outs_at = ctypes.addressof(ins), ctypes.addressof(outs)
 
         def call():
-            if self.lib.dlc_run(self.handle, ins, len(inputs), outs, len(outputs)) != 0:
+            if run(handle, ins_at, n_in, outs_at, n_out) != 0:
                 raise RuntimeError(self.lib.dlc_last_error(self.handle).decode())
+        call.keep = (ins, outs)  # the structs the addresses point to
         return call
 
     def __enter__(self):
