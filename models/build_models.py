@@ -353,6 +353,16 @@ def op_models():
     e = g.node("Relu", [g.conv("y", 1, 4, 5, 1, 2)])  # 1x4x12x12
     models["small_convs"] = g.model("small_convs", [tensor("x", [2, 3, 9, 11]), tensor("y", [1, 1, 12, 12])],
                                     [tensor(c, [2, 7, 6, 8]), tensor(e, [1, 4, 12, 12])])
+    g = Graph(24)  # strided convs dlc runs as outer products per row: an image stem
+    # over 2^19 multiply-adds (3 channels, 7x7, stride 2, rows of 33 pixels in
+    # 8-filter segments on AVX-512, BatchNorm and Relu in registers), a small
+    # 3x3 stride-2 conv (rows of 20, BatchNorm and Clip), a stride-3 conv
+    stem = g.node("Relu", [g.bn(g.conv("x", 3, 16, 7, 2, 3, bias=False), 16)])  # 2x16x32x33
+    s2 = g.relu6(g.bn(g.conv("y", 3, 8, 3, 2, 1), 8))  # 1x8x20x20
+    s3 = g.conv("y", 3, 5, 3, 3)  # 1x5x13x13
+    models["strided_convs"] = g.model(
+        "strided_convs", [tensor("x", [2, 3, 64, 66]), tensor("y", [1, 3, 40, 40])],
+        [tensor(stem, [2, 16, 32, 33]), tensor(s2, [1, 8, 20, 20]), tensor(s3, [1, 5, 13, 13])])
     g = Graph(23)  # convs with a bias (BatchNorm folded in, as exported models have them)
     # as packed GEMMs: the bias moves into the activation after them (a 1x1
     # conv and Clip, 32 filters padded to 36 rows; a 3x3 stride-2 conv and
