@@ -210,35 +210,36 @@ struct ConvToOuterProductsPass
     SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {1, tile.filters, 1, ow});
     SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
     Value written = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
-    // The epilogue's per-filter operands (BatchNorm's scale and shift),
-    // broadcast along the chunk's pixels.
+    // A per-filter [F] vector (the bias, BatchNorm's scale and shift) as a
+    // chunk: the tile's filters, broadcast along its pixels.
+    auto perFilterChunk = [&](Value vec) -> Value {
+      AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
+      AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
+                                     : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
+      return b.create<vector::TransferReadOp>(loc, chunkType, vec, ValueRange{f0}, m, pad,
+                                              /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
+    };
     DenseMap<Value, Value> perFilter;
     if (act)
       for (OpOperand *in : act.getDpsInputOperands())
-        if (in->get() != conv.getResult(0) && !perFilter.count(in->get())) {
-          AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
-          AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
-                                         : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
-          perFilter[in->get()] = b.create<vector::TransferReadOp>(
-              loc, chunkType, in->get(), ValueRange{f0}, m, pad, /*mask=*/Value(),
-              b.getBoolArrayAttr(inBounds2));
-        }
+        if (in->get() != conv.getResult(0) && !perFilter.count(in->get()))
+          perFilter[in->get()] = perFilterChunk(in->get());
+    Value start;
+    if (bias)
+      start = scalarBias ? b.create<vector::BroadcastOp>(loc, chunkType, bias).getResult()
+                         : perFilterChunk(bias);
+    auto lanesType = VectorType::get({tile.filters}, f32);
+    SmallVector<int64_t> every;
+    for (int64_t l = 0; l < chunkPixels; ++l)
+      every.push_back(l * sw);
     // The chunks in segments of tile.segmentVectors, each a register tile
     // summed over the whole window.
     int64_t perSegment = tile.segmentVectors && !tile.filterLanes ? tile.segmentVectors : chunks;
     for (int64_t first = 0; first < chunks; first += perSegment) {
       int64_t count = std::min(perSegment, chunks - first);
       SmallVector<Value> starts;
-      if (bias && scalarBias) {
-        starts.assign(count, b.create<vector::BroadcastOp>(loc, chunkType, bias));
-      } else if (bias) {
-        // The [F] bias broadcast along the tile's pixel dim.
-        AffineExpr e0 = getAffineDimExpr(0, ctx), zeroExpr = getAffineConstantExpr(0, ctx);
-        AffineMap m = tile.filterLanes ? AffineMap::get(1, 0, {zeroExpr, e0}, ctx)
-                                       : AffineMap::get(1, 0, {e0, zeroExpr}, ctx);
-        starts.assign(count, b.create<vector::TransferReadOp>(loc, chunkType, bias, ValueRange{f0},
-                                                               m, pad, /*mask=*/Value(),
-                                                               b.getBoolArrayAttr(inBounds2)));
+      if (start) {
+        starts.assign(count, start);
       } else {
         // The row's own pixels, the tile's extra ones zero.
         for (int64_t j = first; j < first + count; ++j) {
@@ -247,17 +248,17 @@ struct ConvToOuterProductsPass
           Value acc = b.create<vector::TransferReadOp>(
               loc, part, shared, ValueRange{bn, f0, row, idx(j * chunkPixels)}, outMap, pad,
               /*mask=*/Value(), b.getBoolArrayAttr(inBounds2));
-          if (part != chunkType)
-            acc = b.create<vector::InsertStridedSliceOp>(
-                loc, acc,
-                b.create<arith::ConstantOp>(loc, chunkType, DenseElementsAttr::get(chunkType, 0.0f)),
-                ArrayRef<int64_t>{0, 0}, ArrayRef<int64_t>{1, 1});
+          if (part != chunkType) {
+            Value zeros = b.create<arith::ConstantOp>(loc, chunkType,
+                                                      DenseElementsAttr::get(chunkType, 0.0f));
+            acc = b.create<vector::InsertStridedSliceOp>(loc, acc, zeros, ArrayRef<int64_t>{0, 0},
+                                                         ArrayRef<int64_t>{1, 1});
+          }
           starts.push_back(acc);
         }
       }
 
       // Sum over (channel, tap row): each tap column unrolled.
-      auto lanesType = VectorType::get({tile.filters}, f32);
       auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), starts);
       b.setInsertionPointToStart(channels.getBody());
       Value ci = channels.getInductionVar();
@@ -271,9 +272,6 @@ struct ConvToOuterProductsPass
       // Chunk j's pixels of tap column kx's input row: contiguous from kx,
       // or with a stride every sw-th element of sw vectors read contiguously
       // (one vpermt2ps a vector for stride 2 on AVX-512).
-      SmallVector<int64_t> every;
-      for (int64_t l = 0; l < chunkPixels; ++l)
-        every.push_back(l * sw);
       auto tapChunk = [&](int64_t kx, int64_t j) -> Value {
         Value col = idx(j * chunkPixels * sw + kx);
         if (sw == 1)
@@ -290,11 +288,12 @@ struct ConvToOuterProductsPass
             loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
         for (int64_t j = first; j < first + count; ++j) {
           Value taps = tapChunk(kx, j);
-          sums[j - first] = tile.filterLanes
-                        ? b.create<vector::OuterProductOp>(loc, chunkType, taps, weights, sums[j - first])
-                              .getResult()
-                        : b.create<vector::OuterProductOp>(loc, chunkType, weights, taps, sums[j - first])
-                              .getResult();
+          Value &sum = sums[j - first];
+          sum = tile.filterLanes
+                    ? b.create<vector::OuterProductOp>(loc, chunkType, taps, weights, sum)
+                          .getResult()
+                    : b.create<vector::OuterProductOp>(loc, chunkType, weights, taps, sum)
+                          .getResult();
         }
       }
       b.create<scf::YieldOp>(loc, sums);
