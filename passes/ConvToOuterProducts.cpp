@@ -158,11 +158,9 @@ struct ConvToOuterProductsPass
     // and stack slots): the input gets as many more zero columns (see
     // widenRows), and the tile's extra pixels are dropped before the write.
     int64_t pixels = tile.filterLanes ? ow : (ow + vectorWidth - 1) / vectorWidth * vectorWidth;
-    // A strided tap row is read as sw vectors' worth of contiguous input
-    // per vector of pixels (see tapChunk), up to column pixels * sw + kw - 2.
+    // The reads of a tap row (see tapChunk) end at column pixels * sw +
+    // kw - 2: zero columns beyond the input's width keep them in bounds.
     int64_t extra = std::max<int64_t>(0, pixels * sw + kw - 1 - in.getDimSize(3));
-    if (sw == 1)
-      extra = pixels - ow;
     // The filter as [C, KH, KW, F]: a tap's values for the tile's filters
     // are contiguous.
     SmallVector<float> packed(filter->size());
@@ -234,7 +232,7 @@ struct ConvToOuterProductsPass
       every.push_back(l * sw);
     // The chunks in segments of tile.segmentVectors, each a register tile
     // summed over the whole window.
-    int64_t perSegment = tile.segmentVectors && !tile.filterLanes ? tile.segmentVectors : chunks;
+    int64_t perSegment = tile.segmentVectors ? tile.segmentVectors : chunks;
     for (int64_t first = 0; first < chunks; first += perSegment) {
       int64_t count = std::min(perSegment, chunks - first);
       SmallVector<Value> starts;

@@ -72,9 +72,9 @@ def ConvToOuterProducts : Pass<"dlc-conv-to-outer-products", "mlir::func::FuncOp
     Option<"maxMultiplyAdds", "max-multiply-adds", "int64_t", /*default=*/"524288",
            "largest conv (F * C * KH * KW * OH * OW) rewritten">,
     Option<"maxWindowRowBytes", "max-window-row-bytes", "int64_t", /*default=*/"0",
-           "a larger conv is rewritten too where one output row's window "
-           "(C x KH input rows) takes at most these bytes and the tile has its "
-           "pixels in lanes and at least 4 filters (0: none)">,
+           "a larger conv is rewritten too, in tiles of 8 filters by 2 vectors, "
+           "where one output row's window (C x KH input rows) takes at most "
+           "these bytes and its filters are a multiple of 8 (0: none)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];

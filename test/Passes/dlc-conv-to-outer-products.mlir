@@ -107,24 +107,29 @@ func.func @widened_rows(%x: tensor<1x1x6x6xf32>, %acc: tensor<1x3x6x6xf32>) -> t
 
 // Left to dlc-conv-to-im2col: a 1x1 conv (no columns to save), a conv over
 // max-multiply-adds (2^19) whose window rows (64 channels x 3 rows x 34
-// floats, 26 KB) overflow max-window-row-bytes, a filter that is not a
-// constant.
+// floats, 26 KB) overflow max-window-row-bytes, one over it whose window
+// rows fit (3 x 3 x 98 floats, 3.5 KB) but whose 12 filters make no whole
+// 8-filter tiles, a filter that is not a constant.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: dlc.conv_kernels
-// CHECK-COUNT-3: linalg.conv_2d_nchw_fchw
+// CHECK-COUNT-4: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: vector.outerproduct
 func.func @kept(%x: tensor<1x8x9x9xf32>, %big: tensor<1x64x34x34xf32>, %wv: tensor<4x8x3x3xf32>,
                 %a: tensor<1x4x9x9xf32>, %c: tensor<1x64x32x32xf32>,
-                %d: tensor<1x4x7x7xf32>) -> (tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>) {
+                %d: tensor<1x4x7x7xf32>, %img: tensor<1x3x98x98xf32>, %e: tensor<1x12x48x48xf32>)
+    -> (tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>, tensor<1x12x48x48xf32>) {
   %w1 = arith.constant dense<1.0> : tensor<4x8x1x1xf32>
   %wb = arith.constant dense<1.0> : tensor<64x64x3x3xf32>
+  %w12 = arith.constant dense<1.0> : tensor<12x3x3x3xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %w1 : tensor<1x8x9x9xf32>, tensor<4x8x1x1xf32>) outs(%a : tensor<1x4x9x9xf32>) -> tensor<1x4x9x9xf32>
   %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%big, %wb : tensor<1x64x34x34xf32>, tensor<64x64x3x3xf32>) outs(%c : tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32>
   %3 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%x, %wv : tensor<1x8x9x9xf32>, tensor<4x8x3x3xf32>) outs(%d : tensor<1x4x7x7xf32>) -> tensor<1x4x7x7xf32>
-  return %0, %2, %3 : tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>
+  %4 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%img, %w12 : tensor<1x3x98x98xf32>, tensor<12x3x3x3xf32>) outs(%e : tensor<1x12x48x48xf32>) -> tensor<1x12x48x48xf32>
+  return %0, %2, %3, %4 : tensor<1x4x9x9xf32>, tensor<1x64x32x32xf32>, tensor<1x4x7x7xf32>, tensor<1x12x48x48xf32>
 }
 
 // -----
