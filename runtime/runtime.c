@@ -8,6 +8,7 @@
  *===----------------------------------------------------------------------===*/
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE under -std=c11 */
 #include "dlc/runtime.h"
+#include "denormals.h"
 #include "model_abi.h"
 #include "thread_pool.h"
 
@@ -465,10 +466,12 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   }
   for (int i = 0; i < num_params(); ++i)
     m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
+  unsigned fp_state = dlc_flush_denormals();
   if (dlc_meta.batch_runs > 1)
     run_per_image(m);
   else
     dlc_meta.entry(m->args);
+  dlc_restore_denormals(fp_state);
   m->error[0] = 0;
   return DLC_OK;
 }
@@ -549,7 +552,9 @@ DLC_API int dlc_train_step(dlc_model *m, const dlc_tensor *inputs, size_t num_in
   a[k++] = &m->loss;
   for (int i = 0; i < np + ns; ++i)
     a[k++] = slot(m, next, i);
+  unsigned fp_state = dlc_flush_denormals();
   t->entry(a);
+  dlc_restore_denormals(fp_state);
   m->current = next;
   if (loss)
     *loss = t->lr_dtype == DLC_FLOAT64 ? m->loss.d : (double)m->loss.f;

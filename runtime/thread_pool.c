@@ -9,6 +9,7 @@
  *===----------------------------------------------------------------------===*/
 #define _DEFAULT_SOURCE
 #include "thread_pool.h"
+#include "denormals.h"
 #include "model_abi.h"
 
 #include <stdlib.h>
@@ -180,6 +181,7 @@ static void serve(dlc_pool *p, int index, unsigned long seen) {
 }
 
 static void *worker_main(void *arg) {
+  dlc_flush_denormals(); /* for the thread's life: see denormals.h */
   serve(((worker_arg *)arg)->pool, ((worker_arg *)arg)->index, 0);
   return NULL;
 }

@@ -15,6 +15,9 @@
 #include <random>
 #include <string>
 #include <vector>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 // Heap calls from anywhere in the process, the loaded models included,
 // counted while `countHeap` is set.
@@ -226,6 +229,26 @@ TEST(Runtime, ThreadCountDoesNotChangeResults) {
   EXPECT_EQ(L.setThreads(m, -1), DLC_ERROR_INVALID_ARGUMENT);
   L.destroy(m);
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+// dlc_run counts denormals as zero while it runs (runtime/denormals.h) and
+// gives the caller back its own floating-point state, whatever it was.
+TEST(Runtime, RunRestoresCallersFloatState) {
+  Lib L("DLC_TEST_LIB_LENET");
+  REQUIRE_LIB(L);
+  dlc_model *m = nullptr;
+  ASSERT_EQ(L.create(&m, nullptr, 0), DLC_OK);
+  Io io({1, 1, 28, 28}, "input", {1, 10}, "gemm_22");
+  unsigned saved = _mm_getcsr();
+  for (unsigned state : {saved & ~0x8040u, saved | 0x8040u, (saved & ~0x6000u) | 0x2000u}) {
+    _mm_setcsr(state); // plain, flushing, rounding down
+    ASSERT_EQ(L.run(m, &io.input, 1, &io.output, 1), DLC_OK) << L.lastError(m);
+    EXPECT_EQ(_mm_getcsr(), state);
+  }
+  _mm_setcsr(saved);
+  L.destroy(m);
+}
+#endif
 
 TEST(Runtime, TwoModelsInOneProcess) {
   Lib mlp("DLC_TEST_LIB_MLP"), lenet("DLC_TEST_LIB_LENET");

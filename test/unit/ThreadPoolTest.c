@@ -6,12 +6,14 @@
  * run a chunk of the next with the old body), and that a thread done with
  * its share takes over chunks of a share that is held up, and that a
  * share's chunks shrink to single iterations at its end, and that groups
- * of the pool's threads run their own loops. Prints "ok" or
+ * of the pool's threads run their own loops, and that the workers count
+ * denormal floats as zero (MXCSR's FTZ and DAZ: see denormals.h). Prints "ok" or
  * what failed, and exits non-zero on failure.
  *
  *===----------------------------------------------------------------------===*/
 #define _DEFAULT_SOURCE
 #include "thread_pool.h"
+#include "denormals.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +100,18 @@ static void group_loops(void *ctx, int k, int groups, dlc_pool *group) {
 }
 
 static counts group_counts[2];
+
+#if defined(__x86_64__) || defined(__i386__)
+/* Records, per iteration, its thread and whether that had FTZ and DAZ set. */
+static atomic_int flushing[64], flushing_thread[64];
+static void record_mxcsr(void *ctx, int64_t lo, int64_t hi, int thread) {
+  (void)ctx;
+  for (int64_t i = lo; i < hi; ++i) {
+    atomic_store(&flushing[i], (_mm_getcsr() & DLC_MXCSR_FTZ_DAZ) == DLC_MXCSR_FTZ_DAZ);
+    atomic_store(&flushing_thread[i], thread);
+  }
+}
+#endif
 
 int main(void) {
   static dlc_pool pool; /* zeroed, as the runtime's calloc'd instance */
@@ -198,6 +212,18 @@ int main(void) {
     }
     printf("groups: %d of %d threads\n", groups, per);
   }
+#if defined(__x86_64__) || defined(__i386__)
+  /* The workers flush denormals; the caller's thread keeps its own MXCSR
+   * (dlc_run sets and restores it around the whole run). */
+  pool.active = threads;
+  unsigned caller = _mm_getcsr();
+  dlc_parallel_for_threads(&pool, record_mxcsr, NULL, 64);
+  for (int64_t i = 0; i < 64; ++i)
+    if (atomic_load(&flushing_thread[i]) != 0) /* thread 0: the caller */
+      CHECK(atomic_load(&flushing[i]), "iteration %lld: worker %d without FTZ and DAZ",
+            (long long)i, atomic_load(&flushing_thread[i]));
+  CHECK(_mm_getcsr() == caller, "the caller's MXCSR changed");
+#endif
   dlc_pool_stop(&pool);
   if (failures)
     return 1;
