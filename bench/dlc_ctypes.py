@@ -74,7 +74,9 @@ class Model:
 
     def runner(self, inputs, outputs):
         """A no-argument callable doing one dlc_run from `inputs` into
-        `outputs` (dicts of name -> array, kept alive by the caller).
+        `outputs` (dicts of name -> array, which it keeps alive: it holds
+        their addresses, and a caller that dropped an output dict once had
+        dlc_run write into freed memory and crash the process).
 
         It calls dlc_run through a bare function pointer with its arguments
         converted to integers once, here: per call, ctypes' attribute lookup
@@ -89,7 +91,8 @@ class Model:
         def call():
             if run(handle, ins_at, n_in, outs_at, n_out) != 0:
                 raise RuntimeError(self.lib.dlc_last_error(self.handle).decode())
-        call.keep = (ins, outs)  # the structs the addresses point to
+        # The structs the addresses point to and the arrays they view.
+        call.keep = (ins, outs, dict(inputs), dict(outputs))
         return call
 
     def __enter__(self):
