@@ -57,6 +57,22 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // 2048 x 512 and 2048 x 1024 convs, MobileNetV2's 7x7 and 14x14 ones,
   // Winograd's 64- and 128-deep GEMMs: up to 1.5x slower for 64 deep).
   constexpr int64_t kMinWideTransposedDepth = 2048;
+  // Shallower GEMMs take 7 to 12 pixels a row too where that pads at least
+  // a fifth less (7x7 maps: 49 pixels whole, against 64) and the GEMM is
+  // at least kMinNarrowTransposedDepth deep. On Zen 5 (one thread, convs
+  // compiled alone, against row panels over 64 pixels): MobileNetV2's 960
+  // x 160 0.084 -> 0.064 ms, 160 x 960 0.081 -> 0.068, 1280 x 320 0.212
+  // -> 0.164; ResNet-50's 2048 x 512 0.522 -> 0.416; in the models,
+  // MobileNetV2 3.70 -> 3.53 ms, ResNet-50 31.8 -> 30.6. On the device's
+  // Xeon, with denormals flushed: 960 x 160 0.163 -> 0.118 ms, 160 x 960
+  // 0.146 -> 0.125, MobileNetV2 even. (The losses above were measured
+  // before the runtime flushed denormals, which the row panels' padding
+  // columns can hold: see runtime/denormals.h.) 14x14 maps (196 pixels
+  // against 224, an eighth less) stay: MobileNetV2's 96- and 64-filter
+  // projections ran 12-20% slower in rows of 7. Winograd's 128-deep GEMMs
+  // over 49 tiles (ResNet's 28x28 maps) stay too: ResNet-18 ran 1.7%
+  // slower with them in rows of 7.
+  constexpr int64_t kMinNarrowTransposedDepth = 160;
   // Rows of 14 load 16 operands for 28 FMAs a k step (two filter vectors,
   // 14 broadcasts), as few as the 12 x 32 tile's 14 for 24, so they pay
   // off from shallower GEMMs: ResNet-50's 14x14 1x1 convs (256 to 1024
@@ -87,13 +103,16 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // kMinWide14RowDepth deep over kMinWide14RowFilters filters (ResNet's
   // 14x14 maps: 196 pixels whole instead of 224); else 7 to 12 pixels a
   // row, whichever pads least (7x7 maps whole in rows of 7, 14
-  // accumulators), for GEMMs at least kMinWideTransposedDepth deep only.
+  // accumulators), for GEMMs at least kMinWideTransposedDepth deep, or
+  // kMinNarrowTransposedDepth where they pad at least a fifth less.
+  bool narrowRows = false;
   if (target.rows > 8) {
     if (pixels % 14 == 0 && depth >= kMinWide14RowDepth && filters >= kMinWide14RowFilters) {
       pixelTile = 14;
     } else {
-      if (depth < kMinWideTransposedDepth)
+      if (depth < kMinNarrowTransposedDepth)
         return rowPanels;
+      narrowRows = depth < kMinWideTransposedDepth;
       for (int64_t t = target.rows - 1; t >= 7; --t)
         if (roundUp(pixels, t) < roundUp(pixels, pixelTile))
           pixelTile = t;
@@ -102,6 +121,8 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   GemmLayout transposed{pixelTile, target.lanes, /*pixelRows=*/true};
   int64_t direct = roundUp(filters, rowPanels.rows) * roundUp(pixels, lanes);
   int64_t swapped = roundUp(filters, target.lanes) * roundUp(pixels, pixelTile);
+  if (narrowRows)
+    return swapped * 5 <= direct * 4 ? transposed : rowPanels;
   return swapped * 8 <= direct * 7 ? transposed : rowPanels;
 }
 

@@ -63,7 +63,8 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 /// transposed (pixelRows: on AVX2 the target's rows of pixels, or one fewer
 /// where that pads less; on AVX-512 rows of 14 pixels where 14 divides them
 /// for GEMMs at least 256 deep over at least 256 filters, else 7 to 12,
-/// whichever pads least, for GEMMs at least 2048 deep) where that pads the
+/// whichever pads least, for GEMMs at least 2048 deep, or 160 deep where
+/// that pads them at least 1/5 less: 7x7 maps) where that pads the
 /// GEMM at least 1/8 less (ResNet's 7x7 maps: 2048 x 54 against 2048 x 64;
 /// on AVX2 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
 /// store costs more than 5%) and the GEMM has at least 2^19 multiply-adds

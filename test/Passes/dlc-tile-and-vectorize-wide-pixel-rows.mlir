@@ -1,5 +1,6 @@
 // RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=24 cache-k=1024 min-forall-tiles=0" | FileCheck %s
 // RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=28 cache-k=1024 min-forall-tiles=0" | FileCheck %s --check-prefix=CHECK28
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=28 cache-k=1024" | FileCheck %s --check-prefix=CHECKSPLIT
 
 // AVX-512's transposed panel GEMM (dlc-conv-to-im2col's pixelRows layout
 // with 32-lane filter panels, two zmm vectors; loops (n, panel, tile, r,
@@ -47,4 +48,27 @@ func.func @rows_of_14(%w: tensor<8x256x32xf32>, %cols: tensor<1x14x256x14xf32>, 
     linalg.yield %s : f32
   } -> tensor<1x8x32x14x14xf32>
   return %0 : tensor<1x8x32x14x14xf32>
+}
+
+// -----
+
+// With `min-forall-tiles` on, a transposed GEMM whose panels alone make
+// fewer than 32 parallel iterations (160 filters: 5 panels of 32) also
+// splits its pixel tiles among them, panel-major, so that two threads get
+// 18 and 17 of 35 instead of 3 and 2 of 5 panels.
+// CHECKSPLIT-LABEL: func.func @few_panels
+// CHECKSPLIT: scf.forall (%[[PANEL:.*]], %[[TILE:.*]]) in (5, 7)
+// CHECKSPLIT: scf.for %{{.*}} = %c0 to %c960 step %c1
+// CHECKSPLIT: vector.contract {{.*}} : vector<1x1x32xf32>, vector<1x1x1x7xf32> into vector<1x1x1x7x32xf32>
+#wS = affine_map<(n, b, t, r, l, k) -> (b, k, l)>
+#cS = affine_map<(n, b, t, r, l, k) -> (n, t, k, r)>
+#oS = affine_map<(n, b, t, r, l, k) -> (n, b, l, t, r)>
+func.func @few_panels(%w: tensor<5x960x32xf32>, %cols: tensor<1x7x960x7xf32>, %acc: tensor<1x5x32x7x7xf32>) -> tensor<1x5x32x7x7xf32> {
+  %0 = linalg.generic {indexing_maps = [#wS, #cS, #oS], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%w, %cols : tensor<5x960x32xf32>, tensor<1x7x960x7xf32>) outs(%acc : tensor<1x5x32x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x32x7x7xf32>
+  return %0 : tensor<1x5x32x7x7xf32>
 }
