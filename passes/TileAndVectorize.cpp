@@ -245,6 +245,15 @@ constexpr int64_t kEnoughForallTiles = 32;
 constexpr int64_t kPlaneElements = 4096;
 constexpr int64_t kMinPlanes = 64;
 
+/// Planes of at most kTinyPlaneElements elements (16x16, a padded 14x14
+/// channel) go kTinyPlaneGroup per forall iteration, where that leaves at
+/// least kEnoughForallTiles iterations: a pad's copy of one 7x7 channel
+/// and the depthwise taps reading it back right after, fused per channel,
+/// had each tap's load wait on the copy's stores still in flight (a
+/// load spanning two stores is not forwarded from the store buffer).
+constexpr int64_t kTinyPlaneElements = 256;
+constexpr int64_t kTinyPlaneGroup = 8;
+
 /// A cache tile along a dim of `size`: the largest multiple of `multiple` at
 /// most `want` that divides `size` (static tiles need no masks); else the
 /// whole dim when it is at most twice `want` (register-tile remainders then
@@ -1205,6 +1214,10 @@ struct TileAndVectorizePass
       outer[i] = ranges[i] > 1 ? 1 : 0;
     if (shortRows || smallPlanes)
       outer[rank - 2] = 0;
+    if (smallPlanes && ranges[rank - 1] * ranges[rank - 2] <= kTinyPlaneElements &&
+        ranges[rank - 3] % kTinyPlaneGroup == 0 &&
+        planes / kTinyPlaneGroup >= kEnoughForallTiles)
+      outer[rank - 3] = kTinyPlaneGroup;
     linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
     if (row)
       vectorizeRows(rewriter, row);

@@ -988,3 +988,33 @@ func.func @few_or_large_planes(%x: tensor<1x8x28x28xf32>, %y: tensor<1x64x112x11
   } -> tensor<1x64x112x112xf32>
   return %0, %1 : tensor<1x8x28x28xf32>, tensor<1x64x112x112xf32>
 }
+
+// -----
+
+// Tiny planes (at most 16x16: a padded 7x7 channel) go 8 per forall
+// iteration where that leaves at least 32: a pad's copy and the depthwise
+// taps reading it, fused, then copy 8 channels before reading the first
+// back (one channel's taps waited on its copy's stores). 128 channels
+// would make 16 iterations: they keep one plane each.
+// CHECK-LABEL: func.func @tiny_planes
+// CHECK: scf.forall (%[[G:.*]]) = (0) to (960) step (8)
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c9 step %c1
+// CHECK: vector.transfer_read {{.*}} vector<1x1x1x8xf32>
+// CHECK: scf.forall (%{{.*}}) in (128)
+// CHECK: return
+func.func @tiny_planes(%x: tensor<1x960x9x9xf32>, %y: tensor<1x128x9x9xf32>) -> (tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>) {
+  %e = tensor.empty() : tensor<1x960x9x9xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x960x9x9xf32>) outs(%e : tensor<1x960x9x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x960x9x9xf32>
+  %f = tensor.empty() : tensor<1x128x9x9xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : tensor<1x128x9x9xf32>) outs(%f : tensor<1x128x9x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x128x9x9xf32>
+  return %0, %1 : tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>
+}
