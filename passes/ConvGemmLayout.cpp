@@ -64,14 +64,13 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // x 160 0.084 -> 0.064 ms, 160 x 960 0.081 -> 0.068, 1280 x 320 0.212
   // -> 0.164; ResNet-50's 2048 x 512 0.522 -> 0.416; in the models,
   // MobileNetV2 3.70 -> 3.53 ms, ResNet-50 31.8 -> 30.6. On the device's
-  // Xeon, with denormals flushed: 960 x 160 0.163 -> 0.118 ms, 160 x 960
-  // 0.146 -> 0.125, MobileNetV2 even. (The losses above were measured
-  // before the runtime flushed denormals, which the row panels' padding
-  // columns can hold: see runtime/denormals.h.) 14x14 maps (196 pixels
-  // against 224, an eighth less) stay: MobileNetV2's 96- and 64-filter
-  // projections ran 12-20% slower in rows of 7. Winograd's 128-deep GEMMs
-  // over 49 tiles (ResNet's 28x28 maps) stay too: ResNet-18 ran 1.7%
-  // slower with them in rows of 7.
+  // Xeon (denormals flushed, runtime/denormals.h): 960 x 160 0.163 ->
+  // 0.118 ms, 160 x 960 0.146 -> 0.125, MobileNetV2 even. (Sessions ago,
+  // with other kernels, Sapphire Rapids measured the losses above.) 14x14
+  // maps (196 pixels against 224, an eighth less) stay: MobileNetV2's 96-
+  // and 64-filter projections ran 12-20% slower in rows of 7. Winograd's
+  // 128-deep GEMMs over 49 tiles (ResNet's 28x28 maps) stay too:
+  // ResNet-18 ran 1.7% slower with them in rows of 7.
   constexpr int64_t kMinNarrowTransposedDepth = 160;
   // Rows of 14 load 16 operands for 28 FMAs a k step (two filter vectors,
   // 14 broadcasts), as few as the 12 x 32 tile's 14 for 24, so they pay

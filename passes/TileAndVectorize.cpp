@@ -251,6 +251,8 @@ constexpr int64_t kMinPlanes = 64;
 /// and the depthwise taps reading it back right after, fused per channel,
 /// had each tap's load wait on the copy's stores still in flight (a
 /// load spanning two stores is not forwarded from the store buffer).
+/// The copy's planes and the taps' must both be tiny to group alike (and
+/// fuse): a 15x15 map, padded to 17x17, would keep the two loops apart.
 constexpr int64_t kTinyPlaneElements = 256;
 constexpr int64_t kTinyPlaneGroup = 8;
 
