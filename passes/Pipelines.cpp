@@ -99,6 +99,10 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
 } // namespace
 
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
+  // A residual branch's BatchNorm into its conv's weights (one epilogue
+  // vector instead of two: see dlc-fold-residual-batch-norm).
+  if (opts.optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(dlc::createFoldResidualBatchNorm());
   // Graph level -> linalg on tensors.
   addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
                    /*windowTaps=*/opts.optLevel > 0);

@@ -1,0 +1,52 @@
+// RUN: %dlc-opt %s -split-input-file --dlc-fold-residual-batch-norm | FileCheck %s
+
+// A BatchNorm of a conv feeding a residual Add goes into the conv's
+// constant weights and bias: filter f's weights times s = scale /
+// sqrt(var + eps), its bias b * s + shift - mean * s. Filter 0: s = 2 / 1
+// = 2 (weights 0.5 -> 1.0), bias 1 * 2 + 3 - 1 * 2 = 3; filter 1: s = 4 /
+// 2 = 2 (weights 0.5 -> 1.0), bias 1 * 2 + 0 - 2 * 2 = -2.
+// CHECK-LABEL: func.func @residual
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x4x4xf32>, %[[R:.*]]: tensor<1x2x4x4xf32>)
+// CHECK: %[[W:.*]] = arith.constant dense_resource<folded_weight>
+// CHECK: %[[B:.*]] = arith.constant dense_resource<folded_bias>
+// CHECK: %[[C:.*]] = dlc.conv %[[X]], %[[W]], %[[B]]
+// CHECK-NOT: dlc.batch_norm
+// CHECK: %[[S:.*]] = dlc.add %[[C]], %[[R]]
+// CHECK: return %[[S]]
+// CHECK: folded_weight: "0x04000000{{(0000803F)+}}"
+// CHECK: folded_bias: "0x0400000000004040000000C0"
+func.func @residual(%x: tensor<1x3x4x4xf32>, %r: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x3x1x1xf32>
+  %b = arith.constant dense<1.0> : tensor<2xf32>
+  %scale = arith.constant dense<[2.0, 4.0]> : tensor<2xf32>
+  %shift = arith.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %mean = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = arith.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %0 = dlc.conv %x, %w, %b {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.batch_norm %0, %scale, %shift, %mean, %var {epsilon = 0.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.add %1, %r : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Kept: a BatchNorm feeding anything but Adds (folding those ran ResNet-50
+// slower), a conv with another use, and weights that are parameters (a
+// training build's).
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-3: dlc.batch_norm
+// CHECK-NOT: folded_weight
+func.func @kept(%x: tensor<1x3x4x4xf32>, %r: tensor<1x2x4x4xf32>, %pw: tensor<2x3x1x1xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = arith.constant dense<0.5> : tensor<2x3x1x1xf32>
+  %p = arith.constant dense<1.0> : tensor<2xf32>
+  %0 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.batch_norm %0, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.relu %1 : tensor<1x2x4x4xf32>
+  %3 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %4 = dlc.batch_norm %3, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %5 = dlc.add %4, %r : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %6 = dlc.conv %x, %pw {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %7 = dlc.batch_norm %6, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %8 = dlc.add %7, %r : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2, %5, %3, %8 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
