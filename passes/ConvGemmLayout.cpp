@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Location.h"
@@ -146,6 +147,14 @@ Value dlc::writeIntoCorner(OpBuilder &b, Location loc, Value v, Value buf,
     Operation *clone = b.clone(*producer.getOperation());
     cast<linalg::LinalgOp>(clone).getDpsInitOperand(0)->set(view);
     written = clone->getResult(0);
+  } else if (auto forall = v.getDefiningOp<scf::ForallOp>();
+             forall && forall->getNumResults() == 1 &&
+             forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
+    // A kernel built as a forall over its output (dlc-slide-taps-in-
+    // registers) writes into the corner too.
+    auto clone = cast<scf::ForallOp>(b.clone(*forall.getOperation()));
+    clone.getOutputsMutable()[0].set(view);
+    written = clone->getResult(0);
   } else {
     written = b.create<linalg::CopyOp>(loc, v, view).getResult(0);
   }
@@ -165,13 +174,40 @@ std::string dlc::packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int
          "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " " + unit.str() + ")";
 }
 
+/// The node `op` came from: its NameLoc, "?" without one.
+static std::string nodeOf(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return "?";
+}
+
+void dlc::replaceKernel(Operation *conv, const std::string &kernel) {
+  auto func = conv->getParentOfType<func::FuncOp>();
+  if (!func)
+    return;
+  std::string prefix = nodeOf(conv) + ": ";
+  Builder b(conv->getContext());
+  SmallVector<Attribute> list;
+  bool replaced = false;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernelsAttr))
+    for (Attribute a : old) {
+      auto entry = cast<StringAttr>(a);
+      if (!replaced && entry.getValue().starts_with(prefix)) {
+        list.push_back(b.getStringAttr(prefix + kernel));
+        replaced = true;
+      } else {
+        list.push_back(entry);
+      }
+    }
+  if (replaced)
+    func->setAttr(kConvKernelsAttr, b.getArrayAttr(list));
+}
+
 void dlc::recordKernel(Operation *conv, const std::string &kernel) {
   auto func = conv->getParentOfType<func::FuncOp>();
   if (!func)
     return;
-  std::string node = "?";
-  if (auto name = dyn_cast<NameLoc>(conv->getLoc()))
-    node = name.getName().str();
+  std::string node = nodeOf(conv);
   Builder b(conv->getContext());
   SmallVector<Attribute> list;
   if (auto old = func->getAttrOfType<ArrayAttr>(kConvKernelsAttr))

@@ -123,6 +123,9 @@ constexpr llvm::StringLiteral kConvKernelsAttr = "dlc.conv_kernels";
 /// Records on the enclosing function which kernel `conv` became (for
 /// `dlc inspect`): "NODE: KERNEL", NODE the ONNX node's name.
 void recordKernel(Operation *conv, const std::string &kernel);
+/// Replaces what an earlier pass recorded for `conv`'s node (nothing if
+/// none did: a pool).
+void replaceKernel(Operation *conv, const std::string &kernel);
 } // namespace dlc
 
 #endif

@@ -528,7 +528,42 @@ struct OddLoadAsMaskedLoad : OpRewritePattern<vector::LoadOp> {
   }
 };
 
+/// A 1-D store of a lane count that is not a power of two (a 14-wide
+/// row: LLVM split it into 8-, 4- and 2-lane stores, three for each of a
+/// depthwise conv's rows and a pad's copy) as one masked store of the next
+/// power of two. Only where masked stores are plain k-masked vmovups
+/// (AVX-512); AVX2's vmaskmovps to memory is microcoded on Zen 3 and made
+/// MobileNetV2 5% slower there.
+struct OddStoreAsMaskedStore : OpRewritePattern<vector::StoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::StoreOp op, PatternRewriter &rewriter) const override {
+    VectorType type = op.getVectorType();
+    Type elem = type.getElementType();
+    if (type.getRank() != 1 || type.isScalable() || !elem.isIntOrFloat() ||
+        elem.getIntOrFloatBitWidth() != 32)
+      return failure();
+    int64_t lanes = type.getNumElements();
+    if (lanes <= 4 || llvm::isPowerOf2_64(lanes) || lanes > 16)
+      return failure();
+    int64_t wide = llvm::PowerOf2Ceil(lanes);
+    Location loc = op.getLoc();
+    auto wideType = VectorType::get({wide}, elem);
+    auto maskType = VectorType::get({wide}, rewriter.getI1Type());
+    Value mask = rewriter.create<vector::ConstantMaskOp>(
+        loc, maskType, rewriter.getI64ArrayAttr({lanes}));
+    Value zeros = rewriter.create<arith::ConstantOp>(loc, wideType,
+                                                     rewriter.getZeroAttr(wideType));
+    Value widened = rewriter.create<vector::InsertStridedSliceOp>(
+        loc, op.getValueToStore(), zeros, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1});
+    rewriter.replaceOpWithNewOp<vector::MaskedStoreOp>(op, op.getBase(), op.getIndices(), mask,
+                                                       widened);
+    return success();
+  }
+};
+
 struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
+  using LowerVectorsBase::LowerVectorsBase;
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     func::FuncOp func = getOperation();
@@ -595,7 +630,11 @@ struct LowerVectorsPass : dlc::impl::LowerVectorsBase<LowerVectorsPass> {
           vector::populateVectorMaskOpLoweringPatterns(p);
         })) &&
         // Last: the loads the stages above made.
-        succeeded(apply([&](RewritePatternSet &p) { p.add<OddLoadAsMaskedLoad>(ctx); }));
+        succeeded(apply([&](RewritePatternSet &p) {
+          p.add<OddLoadAsMaskedLoad>(ctx);
+          if (maskedStores)
+            p.add<OddStoreAsMaskedStore>(ctx);
+        }));
     if (!ok)
       signalPassFailure();
   }

@@ -1,4 +1,5 @@
 // RUN: %dlc-opt %s --dlc-lower-vectors | FileCheck %s
+// RUN: %dlc-opt %s --dlc-lower-vectors=masked-stores=true | FileCheck %s --check-prefix=MASKED
 
 // A 4x16 contraction over k = 1 becomes one FMA per accumulator row, on 1-D
 // vectors only (LLVM splits each 16-lane FMA into two ymm FMAs on AVX2).
@@ -184,7 +185,15 @@ func.func @stride_two_read_six(%m: memref<1x4x6xf32, strided<[144, 36, 2]>>, %i:
 // A 7-lane row (a depthwise tap over a 7x7 map) is read as one masked load
 // of 8 lanes with the eighth off, then cut back to 7; a 12-lane read (a
 // multiple of 4: one 8-lane and one 4-lane load) stays a plain load, and
-// the 7-lane write stays a plain store (masked stores measured slower).
+// the 7-lane write stays a plain store (masked stores measured slower on
+// AVX2). With masked-stores (AVX-512) the write is one masked store of 8
+// lanes, the seventh lane's value padded with a zero.
+// MASKED-LABEL: func.func @odd_row_read
+// MASKED: %[[W:.*]] = vector.maskedload
+// MASKED: %[[R:.*]] = vector.extract_strided_slice %[[W]]
+// MASKED: %[[SMASK:.*]] = vector.constant_mask [7] : vector<8xi1>
+// MASKED: %[[WIDE:.*]] = vector.insert_strided_slice %[[R]], %{{.*}} {offsets = [0], strides = [1]} : vector<7xf32> into vector<8xf32>
+// MASKED: vector.maskedstore %{{.*}}[%{{.*}}, %c0], %[[SMASK]], %[[WIDE]] : memref<4x7xf32>, vector<8xi1>, vector<8xf32>
 // CHECK-LABEL: func.func @odd_row_read
 // CHECK-SAME: (%[[M:.*]]: memref<4x7xf32>, %[[N:.*]]: memref<4x12xf32>, %[[I:.*]]: index)
 // CHECK: %[[MASK:.*]] = vector.constant_mask [7] : vector<8xi1>

@@ -1,0 +1,237 @@
+//===- SlideTapsInRegisters.cpp - small-plane window taps from row vectors -===//
+//
+// dlc-depthwise-conv-to-taps (and -pooling-to-taps) sum a window's taps as
+// strided slices of the padded input. At stride 1 on MobileNetV2's 14x14
+// and 7x7 maps that costs twice: a loop copying each channel into its
+// padded plane (three stores and two scalar border stores a 14-wide row),
+// then nine loads an output row, each input row read again for every tap
+// that touches it. Both loops took 6% of the model at one thread, against
+// onnxruntime's 1.3x faster NCHWc kernel.
+//
+// Where a plane's rows fit one vector, each input row is instead loaded
+// once (lanes past the row hold the pad's value) and its column shifts
+// made in registers (one shuffle each); every output row then applies the
+// window op's body to the shifted rows of its window, rows outside the
+// input being the pad's value. The padded copy goes.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
+#include "passes/LinalgBuilders.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+#include <map>
+
+namespace dlc {
+#define GEN_PASS_DEF_SLIDETAPSINREGISTERS
+#include "passes/Passes.h.inc"
+} // namespace dlc
+
+using namespace mlir;
+
+namespace {
+/// What each input of the window op reads for one output row.
+enum class InputKind { Tap, Row, Channel, Scalar };
+
+struct Input {
+  InputKind kind;
+  /// Tap: the window position, in padded coordinates.
+  int64_t row = 0, col = 0;
+};
+
+/// The window op `op` as row vectors of `lanes` lanes, or failure where it
+/// does not match: one result over [N, C, H, W] written to a tensor.empty,
+/// a body of scalar elementwise ops not reading its indices, taps that are
+/// stride-1 slices of one constant pad of the spatial dims, every other
+/// input per channel, a scalar or the output's own element, and rows of
+/// input and output at most `lanes` wide, at most `maxRows` of them.
+LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
+  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1)
+    return failure();
+  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes().front());
+  if (!outType || !outType.hasStaticShape() || outType.getRank() != 4 ||
+      !outType.getElementType().isF32() || op.getNumParallelLoops() != 4 ||
+      op.getNumLoops() != 4 || !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+      !op.getBody()->getOps<linalg::IndexOp>().empty() || !dlc::hasScalarElementwiseBody(op) ||
+      !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty())
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  tensor::PadOp pad;
+  SmallVector<Input> inputs;
+  bool anyTap = false;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>();
+    auto source = slice ? slice.getSource().getDefiningOp<tensor::PadOp>() : nullptr;
+    if (source) {
+      if ((pad && source != pad) || map != identity || slice.getType() != outType)
+        return failure();
+      pad = source;
+      ArrayRef<int64_t> offsets = slice.getStaticOffsets(), strides = slice.getStaticStrides();
+      if (ShapedType::isDynamicShape(offsets) || offsets[0] || offsets[1] ||
+          llvm::any_of(strides, [](int64_t s) { return s != 1; }))
+        return failure();
+      inputs.push_back({InputKind::Tap, offsets[2], offsets[3]});
+      anyTap = true;
+    } else if (map == identity && in->get().getType() == outType) {
+      inputs.push_back({InputKind::Row});
+    } else if (map == perChannel) {
+      inputs.push_back({InputKind::Channel});
+    } else if (map.getNumResults() == 0) {
+      inputs.push_back({InputKind::Scalar});
+    } else {
+      return failure();
+    }
+  }
+  if (!anyTap)
+    return failure();
+  // A constant pad of the spatial dims only.
+  Value source = pad.getSource();
+  auto srcType = dyn_cast<RankedTensorType>(source.getType());
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  Value padScalar = pad.getConstantPaddingValue();
+  TypedAttr padAttr;
+  if (!srcType || !srcType.hasStaticShape() || ShapedType::isDynamicShape(low) ||
+      ShapedType::isDynamicShape(high) || low[0] || low[1] || high[0] || high[1] || !padScalar ||
+      !matchPattern(padScalar, m_Constant(&padAttr)))
+    return failure();
+  int64_t n = outType.getDimSize(0), c = outType.getDimSize(1), h = outType.getDimSize(2),
+          w = outType.getDimSize(3), srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
+  if (w > lanes || srcW > lanes || h > maxRows || srcH > maxRows + 2)
+    return failure();
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  auto rowType = VectorType::get({lanes}, f32);
+  auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+  Value init = op.getDpsInitOperand(0)->get();
+  auto forall = b.create<scf::ForallOp>(loc, getAsIndexOpFoldResult(ctx, {n, c}),
+                                        ValueRange{init}, std::nullopt);
+  b.setInsertionPointToStart(forall.getBody());
+  Value bn = forall.getInductionVar(0), ch = forall.getInductionVar(1);
+  Value shared = forall.getRegionIterArgs()[0];
+  Value zero = idx(0);
+  // The pad's value in every lane: rows outside the input, and the lanes
+  // past a row that its shifts bring in.
+  Value padValue = b.create<arith::ConstantOp>(loc, padAttr);
+  Value padRow = b.create<vector::BroadcastOp>(loc, rowType, padValue);
+  // A row of `x` (srcW or w wide) in a vector of `lanes`, the pad's value
+  // past it.
+  auto readRow = [&](Value x, int64_t width, Value row) -> Value {
+    Value part = b.create<vector::TransferReadOp>(
+        loc, VectorType::get({width}, f32), x, ValueRange{bn, ch, row, zero}, padValue,
+        ArrayRef<bool>{true});
+    if (width == lanes)
+      return part;
+    return b.create<vector::InsertStridedSliceOp>(loc, part, padRow, ArrayRef<int64_t>{0},
+                                                  ArrayRef<int64_t>{1});
+  };
+  // Input row `y` (padded coordinates) shifted so that lane j holds its
+  // column j + shift (source coordinates), built once for every output row
+  // and tap that reads it.
+  std::map<std::pair<int64_t, int64_t>, Value> shifted;
+  std::map<int64_t, Value> loaded;
+  auto tapRow = [&](int64_t y, int64_t shift) -> Value {
+    int64_t srcRow = y - low[2];
+    if (srcRow < 0 || srcRow >= srcH)
+      return padRow;
+    auto key = std::make_pair(srcRow, shift);
+    if (Value v = shifted[key])
+      return v;
+    Value &row = loaded[srcRow];
+    if (!row)
+      row = readRow(source, srcW, idx(srcRow));
+    Value v = row;
+    if (shift != 0) {
+      // Lanes of `row` (0..lanes-1) and of padRow (lanes..): a column
+      // outside the row takes the pad's value.
+      SmallVector<int64_t> mask;
+      for (int64_t j = 0; j < lanes; ++j)
+        mask.push_back(j + shift >= 0 && j + shift < srcW ? j + shift : lanes);
+      v = b.create<vector::ShuffleOp>(loc, row, padRow, mask);
+    }
+    return shifted[key] = v;
+  };
+  // Per-channel and scalar inputs, once per channel.
+  SmallVector<Value> uniform(inputs.size());
+  for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+    if (inputs[i].kind == InputKind::Channel)
+      uniform[i] = b.create<tensor::ExtractOp>(loc, in->get(), ValueRange{ch});
+    else if (inputs[i].kind == InputKind::Scalar)
+      uniform[i] = b.create<tensor::ExtractOp>(loc, in->get(), ValueRange{});
+  }
+  SmallVector<OpFoldResult> offsets{bn, ch, b.getIndexAttr(0), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {1, 1, h, w});
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  Value plane = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
+  for (int64_t r = 0; r < h; ++r) {
+    SmallVector<Value> operands;
+    for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+      switch (inputs[i].kind) {
+      case InputKind::Tap:
+        operands.push_back(tapRow(r + inputs[i].row, inputs[i].col - low[3]));
+        break;
+      case InputKind::Row:
+        operands.push_back(readRow(in->get(), w, idx(r)));
+        break;
+      default:
+        operands.push_back(uniform[i]);
+      }
+    }
+    Value result = dlc::applyElementwise(b, loc, op, operands);
+    if (w != lanes)
+      result = b.create<vector::ExtractStridedSliceOp>(loc, result, ArrayRef<int64_t>{0},
+                                                       ArrayRef<int64_t>{w},
+                                                       ArrayRef<int64_t>{1});
+    plane = b.create<vector::TransferWriteOp>(loc, result, plane,
+                                              ValueRange{zero, zero, idx(r), zero},
+                                              ArrayRef<bool>{true})
+                .getResult();
+  }
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
+  op.getResult(0).replaceAllUsesWith(forall.getResult(0));
+  // `dlc inspect` lists a depthwise conv's kernel under its name (the pad's
+  // loc); a pool has no entry to replace.
+  int64_t numTaps = llvm::count_if(inputs, [](const Input &i) { return i.kind == InputKind::Tap; });
+  dlc::replaceKernel(pad, "depthwise: " + std::to_string(numTaps) + " taps from rows of " +
+                              std::to_string(srcW) +
+                              " read once a channel and shifted in registers (" +
+                              std::to_string(lanes) + "-lane rows, no padded copy)");
+  SmallVector<Operation *> dead;
+  for (OpOperand *in : op.getDpsInputOperands())
+    if (Operation *def = in->get().getDefiningOp())
+      dead.push_back(def);
+  op->erase();
+  for (Operation *def : dead)
+    if (def->use_empty())
+      def->erase();
+  if (pad->use_empty())
+    pad->erase();
+  return success();
+}
+
+struct SlideTapsInRegistersPass
+    : dlc::impl::SlideTapsInRegistersBase<SlideTapsInRegistersPass> {
+  using SlideTapsInRegistersBase::SlideTapsInRegistersBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureTensorSemantics())
+        ops.push_back(op);
+    });
+    for (linalg::GenericOp op : ops)
+      (void)slide(op, vectorWidth, maxRows);
+  }
+};
+} // namespace

@@ -1,0 +1,113 @@
+// RUN: %dlc-opt %s --dlc-slide-taps-in-registers="vector-width=8" --split-input-file | FileCheck %s
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// Three taps of a zero pad (window positions (0, 0), (1, 1) and (2, 2))
+// over 3 rows of 5 with per-channel weights: a forall over (image,
+// channel); each of the 3 input rows is read once into 8 lanes (zeros past
+// the row), its shifts by -1 and +1 one shuffle each (lane 8 is the pad's
+// zero); output row 0's (0, 0) tap is above the input and reads the zero
+// row, row 2's (2, 2) tap likewise below it. The pad goes.
+// CHECK-LABEL: func.func @diagonal
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x3x5xf32>, %[[W:.*]]: tensor<2xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x3x5xf32>
+// CHECK: scf.forall (%[[N:.*]], %[[C:.*]]) in (1, 2) shared_outs(%[[OUT:.*]] = %[[E]])
+// CHECK-DAG: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-DAG: %[[WC:.*]] = tensor.extract %[[W]][%[[C]]] : tensor<2xf32>
+// CHECK: %[[PLANE:.*]] = tensor.extract_slice %[[OUT]][%[[N]], %[[C]], 0, 0] [1, 1, 3, 5]
+// Row 0: taps (zero row), row 0 as is, row 1 shifted left.
+// CHECK: %[[R0:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %{{.*}}, %{{.*}}]{{.*}} : tensor<1x2x3x5xf32>, vector<5xf32>
+// CHECK: %[[R0W:.*]] = vector.insert_strided_slice %[[R0]], %[[ZROW]] {offsets = [0], strides = [1]} : vector<5xf32> into vector<8xf32>
+// CHECK: %[[R1:.*]] = vector.transfer_read %[[X]]
+// CHECK: %[[R1W:.*]] = vector.insert_strided_slice %[[R1]], %[[ZROW]]
+// CHECK: %[[R1L:.*]] = vector.shuffle %[[R1W]], %[[ZROW]] [1, 2, 3, 4, 8, 8, 8, 8]
+// CHECK: %[[WV:.*]] = vector.broadcast %[[WC]] : f32 to vector<8xf32>
+// CHECK: %[[S0:.*]] = math.fma %[[ZROW]], %[[WV]], %{{.*}} : vector<8xf32>
+// CHECK: %[[S1:.*]] = math.fma %[[R0W]], %[[WV]], %[[S0]] : vector<8xf32>
+// CHECK: %[[S2:.*]] = math.fma %[[R1L]], %[[WV]], %[[S1]] : vector<8xf32>
+// CHECK: %[[ROW0:.*]] = vector.extract_strided_slice %[[S2]] {offsets = [0], sizes = [5], strides = [1]}
+// CHECK: %[[P0:.*]] = vector.transfer_write %[[ROW0]], %[[PLANE]]
+// Row 1: row 0 shifted right (lane 0 the pad's zero), row 1, row 2 left.
+// CHECK: %[[R0R:.*]] = vector.shuffle %[[R0W]], %[[ZROW]] [8, 0, 1, 2, 3, 4, 8, 8]
+// CHECK: math.fma %[[R0R]]
+// CHECK: math.fma %[[R1W]]
+// CHECK: %[[P1:.*]] = vector.transfer_write %{{.*}}, %[[P0]]
+// CHECK: %[[P2:.*]] = vector.transfer_write %{{.*}}, %[[P1]]
+// CHECK: tensor.parallel_insert_slice %[[P2]] into %[[OUT]][%[[N]], %[[C]], 0, 0] [1, 1, 3, 5]
+func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x3x5xf32> to tensor<1x2x5x7xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
+  %t11 = tensor.extract_slice %p[0, 0, 1, 1] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
+  %e = tensor.empty() : tensor<1x2x3x5xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id, #ch, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t11, %t22, %w : tensor<1x2x3x5xf32>, tensor<1x2x3x5xf32>, tensor<1x2x3x5xf32>, tensor<2xf32>)
+      outs(%e : tensor<1x2x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %s: f32, %o: f32):
+    %0 = math.fma %a, %s, %zero : f32
+    %1 = math.fma %b, %s, %0 : f32
+    %2 = math.fma %c, %s, %1 : f32
+    linalg.yield %2 : f32
+  } -> tensor<1x2x3x5xf32>
+  return %0 : tensor<1x2x3x5xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Rows wider than a vector (9 > 8 lanes), and stride-2 taps, keep the pad.
+// CHECK-LABEL: func.func @wide_rows
+// CHECK: tensor.pad
+// CHECK: linalg.generic
+// CHECK-NOT: scf.forall
+// CHECK-LABEL: func.func @stride_two
+// CHECK: tensor.pad
+// CHECK: linalg.generic
+// CHECK-NOT: scf.forall
+func.func @wide_rows(%x: tensor<1x2x4x9xf32>) -> tensor<1x2x4x9xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x4x9xf32> to tensor<1x2x6x11xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 4, 9] [1, 1, 1, 1] : tensor<1x2x6x11xf32> to tensor<1x2x4x9xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 4, 9] [1, 1, 1, 1] : tensor<1x2x6x11xf32> to tensor<1x2x4x9xf32>
+  %e = tensor.empty() : tensor<1x2x4x9xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22 : tensor<1x2x4x9xf32>, tensor<1x2x4x9xf32>)
+      outs(%e : tensor<1x2x4x9xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x4x9xf32>
+  return %0 : tensor<1x2x4x9xf32>
+}
+
+func.func @stride_two(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x8x8xf32> to tensor<1x2x10x10xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x10x10xf32> to tensor<1x2x4x4xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 4, 4] [1, 1, 2, 2] : tensor<1x2x10x10xf32> to tensor<1x2x4x4xf32>
+  %e = tensor.empty() : tensor<1x2x4x4xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>)
+      outs(%e : tensor<1x2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x4x4xf32>
+  return %0 : tensor<1x2x4x4xf32>
+}
