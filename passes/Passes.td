@@ -519,30 +519,37 @@ def SplitPaddedTaps : Pass<"dlc-split-padded-taps", "mlir::func::FuncOp"> {
 }
 
 def SlideTapsInRegisters : Pass<"dlc-slide-taps-in-registers", "mlir::func::FuncOp"> {
-  let summary = "Stride-1 window taps over narrow planes from row vectors shifted in registers";
+  let summary = "Stride-1 window taps read from the unpadded input as row vectors";
   let description = [{
     For the CPU back end, after elementwise fusion (and dlc-split-padded-taps).
     An all-parallel 4-D `linalg.generic` (dlc-depthwise-conv-to-taps' sum or
     a pool's taps, with its bias, BatchNorm and activation fused) whose taps
-    are stride-1 slices of one constant `tensor.pad` of the spatial dims,
-    over planes whose rows fit one vector (`vector-width` lanes) and number
-    at most `max-rows`, becomes an `scf.forall` over (image, channel) that
-    reads each row of the pad's source once into a vector (the pad's value
-    past its end), makes each tap column's shift with one `vector.shuffle`
-    (columns outside the row take the pad's value), and applies the
-    generic's body to the shifted rows of each output row's window (rows
-    outside the input are the pad's value). The padded copy goes; other
-    inputs are per channel, scalar or the output's own row.
+    are stride-1 slices of one constant `tensor.pad` of the spatial dims
+    becomes an `scf.forall` over (image, channel) applying the generic's
+    body to row vectors of `vector-width` lanes; other inputs may be per
+    channel, scalar or the output's own row. The padded copy goes.
 
-    Why: MobileNetV2's 14x14 and 7x7 depthwise convs copied each channel
-    into a padded plane (three stores and two scalar border stores a
-    14-wide row) and then loaded nine rows for each output row; the two
-    loops took 6% of the model at one thread (Zen 5). Here (with
-    dlc-lower-vectors' masked stores) its 576-channel 14x14 conv alone
-    runs 0.032 -> 0.016 ms and the model 0.94 of before at one thread,
-    0.96 at two, 0.98 at batch 8. AVX2 (8 lanes: only 7x7 maps, their
-    7-wide stores split in three) measured even, and the CPU pipeline runs
-    this pass for 16-lane targets only.
+    Planes whose rows fit one vector, at most `max-rows` of them: each row
+    of the pad's source is read once (the pad's value past its end), each
+    tap column's shift is one `vector.shuffle` (columns outside the row take
+    the pad's value), and every output row (unrolled) applies the body to
+    its window's shifted rows, rows outside the input being the pad's value.
+
+    Wider rows go in pieces of `vector-width` lanes: each tap is a read of
+    the source at its column shift (lanes past the row's end the pad's
+    value), the first piece's left shift a shuffle of its aligned read;
+    rows whose window leaves the input are unrolled, the others one scf.for.
+
+    Why: MobileNetV2's stride-1 depthwise convs copied each channel into a
+    padded plane (on 14x14 maps three stores and two scalar border stores a
+    row) and then read nine rows for each output row; on 14x14 and 7x7 maps
+    the two loops took 6% of the model at one thread (Zen 5). Alone, with
+    dlc-lower-vectors' masked stores: 576 channels of 14x14 0.032 -> 0.016
+    ms, 144 of 56x56 0.118 -> 0.070, 32 of 112x112 0.103 -> 0.060, 192 of
+    28x28 0.041 -> 0.029. MobileNetV2: 0.94 of before at one thread (narrow
+    planes; wide rows added 0.995), 0.91 at two; batch 8 0.97 and 0.91. AVX2 (8
+    lanes, narrow planes only: 7-wide stores split in three) measured even,
+    and the CPU pipeline runs this pass for 16-lane targets only.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",

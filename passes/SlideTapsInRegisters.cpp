@@ -1,4 +1,4 @@
-//===- SlideTapsInRegisters.cpp - small-plane window taps from row vectors -===//
+//===- SlideTapsInRegisters.cpp - stride-1 window taps from row vectors ---===//
 //
 // dlc-depthwise-conv-to-taps (and -pooling-to-taps) sum a window's taps as
 // strided slices of the padded input. At stride 1 on MobileNetV2's 14x14
@@ -8,11 +8,14 @@
 // that touches it. Both loops took 6% of the model at one thread, against
 // onnxruntime's 1.3x faster NCHWc kernel.
 //
-// Where a plane's rows fit one vector, each input row is instead loaded
-// once (lanes past the row hold the pad's value) and its column shifts
-// made in registers (one shuffle each); every output row then applies the
-// window op's body to the shifted rows of its window, rows outside the
-// input being the pad's value. The padded copy goes.
+// Here the taps read the unpadded input. Where a plane's rows fit one
+// vector, each input row is loaded once (lanes past the row hold the pad's
+// value) and its column shifts made in registers (one shuffle each); every
+// output row then applies the window op's body to the shifted rows of its
+// window, rows outside the input being the pad's value. Wider rows go in
+// vector-wide pieces, each tap a read at its column shift (the first
+// piece's left shift a shuffle), rows at the border unrolled and the
+// others a loop. The padded copy goes.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/ConvGemmLayout.h"
@@ -26,6 +29,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 
 namespace dlc {
@@ -44,6 +49,106 @@ struct Input {
   /// Tap: the window position, in padded coordinates.
   int64_t row = 0, col = 0;
 };
+
+LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
+                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow);
+
+/// The output plane of one channel where rows are wider than a vector:
+/// each output row in pieces of `lanes`, every tap read from the unpadded
+/// source at its column shift (a plain load, lanes past the row's end the
+/// pad's value), the first piece's left shift a shuffle of its aligned
+/// read. Rows whose window reaches outside the input are unrolled, the
+/// others one scf.for. Returns the written plane.
+Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input> inputs,
+               Value source, Value padRow, ArrayRef<Value> uniform, Value plane, Value bn,
+               Value ch, ArrayRef<int64_t> low) {
+  auto srcType = cast<RankedTensorType>(source.getType());
+  auto outType = cast<RankedTensorType>(op.getResultTypes().front());
+  int64_t srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
+  int64_t h = outType.getDimSize(2), w = outType.getDimSize(3);
+  auto rowType = cast<VectorType>(padRow.getType());
+  int64_t lanes = rowType.getNumElements();
+  Type f32 = rowType.getElementType();
+  Value padValue = padRow.getDefiningOp<vector::BroadcastOp>().getSource();
+  auto idx = [&](int64_t v) -> Value { return b.create<arith::ConstantIndexOp>(loc, v); };
+  // Columns [col, col + lanes) of a row of `x` (`width` wide) in a vector,
+  // the pad's value outside the row.
+  std::function<Value(Value, int64_t, Value, int64_t)> read = [&](Value x, int64_t width,
+                                                                  Value row,
+                                                                  int64_t col) -> Value {
+    if (col >= width)
+      return padRow;
+    if (col < 0) {
+      SmallVector<int64_t> mask;
+      for (int64_t j = 0; j < lanes; ++j)
+        mask.push_back(j + col >= 0 ? j + col : lanes);
+      return b.create<vector::ShuffleOp>(loc, read(x, width, row, 0), padRow, mask);
+    }
+    int64_t count = std::min(lanes, width - col);
+    Value part = b.create<vector::TransferReadOp>(loc, VectorType::get({count}, f32), x,
+                                                  ValueRange{bn, ch, row, idx(col)}, padValue,
+                                                  ArrayRef<bool>{true});
+    if (count == lanes)
+      return part;
+    return b.create<vector::InsertStridedSliceOp>(loc, part, padRow, ArrayRef<int64_t>{0},
+                                                  ArrayRef<int64_t>{1});
+  };
+  int64_t rowMin = INT64_MAX, rowMax = INT64_MIN;
+  for (const Input &in : inputs)
+    if (in.kind == InputKind::Tap) {
+      rowMin = std::min(rowMin, in.row - low[2]);
+      rowMax = std::max(rowMax, in.row - low[2]);
+    }
+  // Output row `r` (`fixed` where it is a constant) into `plane`.
+  auto emitRow = [&](Value r, std::optional<int64_t> fixed, Value plane) -> Value {
+    for (int64_t k = 0; k * lanes < w; ++k) {
+      SmallVector<Value> operands;
+      for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+        const Input &input = inputs[i];
+        if (input.kind == InputKind::Tap) {
+          int64_t dy = input.row - low[2], col = k * lanes + input.col - low[3];
+          if ((fixed && (*fixed + dy < 0 || *fixed + dy >= srcH)) || col >= srcW) {
+            operands.push_back(padRow);
+            continue;
+          }
+          Value y = fixed ? idx(*fixed + dy) : b.create<arith::AddIOp>(loc, r, idx(dy)).getResult();
+          operands.push_back(read(source, srcW, y, col));
+        } else if (input.kind == InputKind::Row) {
+          operands.push_back(read(in->get(), w, r, k * lanes));
+        } else {
+          operands.push_back(uniform[i]);
+        }
+      }
+      Value result = dlc::applyElementwise(b, loc, op, operands);
+      int64_t count = std::min(lanes, w - k * lanes);
+      if (count != lanes)
+        result = b.create<vector::ExtractStridedSliceOp>(loc, result, ArrayRef<int64_t>{0},
+                                                         ArrayRef<int64_t>{count},
+                                                         ArrayRef<int64_t>{1});
+      Value zero = idx(0);
+      plane = b.create<vector::TransferWriteOp>(loc, result, plane,
+                                                ValueRange{zero, zero, r, idx(k * lanes)},
+                                                ArrayRef<bool>{true})
+                  .getResult();
+    }
+    return plane;
+  };
+  // Rows whose whole window is inside the input: [first, end).
+  int64_t first = std::clamp<int64_t>(-rowMin, 0, h);
+  int64_t end = std::clamp<int64_t>(srcH - rowMax, first, h);
+  for (int64_t r = 0; r < h; ++r)
+    if (r < first || r >= end)
+      plane = emitRow(idx(r), r, plane);
+  if (first < end) {
+    auto rows = b.create<scf::ForOp>(loc, idx(first), idx(end), idx(1), ValueRange{plane});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value written = emitRow(rows.getInductionVar(), std::nullopt, rows.getRegionIterArgs()[0]);
+    b.create<scf::YieldOp>(loc, written);
+    plane = rows.getResult(0);
+  }
+  return plane;
+}
 
 /// The window op `op` as row vectors of `lanes` lanes, or failure where it
 /// does not match: one result over [N, C, H, W] written to a tensor.empty,
@@ -105,8 +210,8 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     return failure();
   int64_t n = outType.getDimSize(0), c = outType.getDimSize(1), h = outType.getDimSize(2),
           w = outType.getDimSize(3), srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
-  if (w > lanes || srcW > lanes || h > maxRows || srcH > maxRows + 2)
-    return failure();
+  // Rows of one vector, few enough to unroll: each read once.
+  bool narrow = w <= lanes && srcW <= lanes && h <= maxRows && srcH <= maxRows + 2;
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -173,6 +278,12 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(ctx, {1, 1, h, w});
   SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
   Value plane = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
+  if (!narrow) {
+    plane = wideRows(b, loc, op, inputs, source, padRow, uniform, plane, bn, ch, low);
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
+    return finish(op, forall, pad, inputs, srcW, lanes, narrow);
+  }
   for (int64_t r = 0; r < h; ++r) {
     SmallVector<Value> operands;
     for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
@@ -199,14 +310,23 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   }
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
+  return finish(op, forall, pad, inputs, srcW, lanes, narrow);
+}
+
+/// Replaces `op` by `forall`, records the kernel and erases what only the
+/// window op read.
+LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
+                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow) {
   op.getResult(0).replaceAllUsesWith(forall.getResult(0));
   // `dlc inspect` lists a depthwise conv's kernel under its name (the pad's
   // loc); a pool has no entry to replace.
   int64_t numTaps = llvm::count_if(inputs, [](const Input &i) { return i.kind == InputKind::Tap; });
+  std::string how = narrow ? " read once a channel and shifted in registers ("
+                                   : " read in " + std::to_string(lanes) +
+                                         "-lane pieces, the first's left shift in registers (";
   dlc::replaceKernel(pad, "depthwise: " + std::to_string(numTaps) + " taps from rows of " +
-                              std::to_string(srcW) +
-                              " read once a channel and shifted in registers (" +
-                              std::to_string(lanes) + "-lane rows, no padded copy)");
+                              std::to_string(srcW) + how + std::to_string(lanes) +
+                              "-lane rows, no padded copy)");
   SmallVector<Operation *> dead;
   for (OpOperand *in : op.getDpsInputOperands())
     if (Operation *def = in->get().getDefiningOp())

@@ -63,11 +63,35 @@ func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
-// Rows wider than a vector (9 > 8 lanes), and stride-2 taps, keep the pad.
+// Rows wider than a vector (9 > 8 lanes): each output row in pieces of 8
+// and 1 lanes, each tap read from the unpadded input at its shift (the
+// (0, 0) tap's first piece one column left: its aligned read shuffled, lane
+// 0 the pad's zero; the (2, 2) tap's second piece starts past the row and
+// is the zero row). Rows 0 and 3, whose windows leave the input, are
+// unrolled; rows 1 and 2 are one scf.for.
 // CHECK-LABEL: func.func @wide_rows
-// CHECK: tensor.pad
-// CHECK: linalg.generic
-// CHECK-NOT: scf.forall
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x9xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%[[N:.*]], %[[C:.*]]) in (1, 2)
+// CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// Row 0, first piece: the (2, 2) tap is row 1 from column 1.
+// CHECK: %[[A:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c1{{.*}}, %c1{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<8xf32>
+// CHECK: arith.addf %[[ZROW]], %[[A]] : vector<8xf32>
+// Row 3, first piece: the (0, 0) tap is row 2 shifted right.
+// CHECK: %[[B:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c2{{.*}}, %c0{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<8xf32>
+// CHECK: vector.shuffle %[[B]], %[[ZROW]] [8, 0, 1, 2, 3, 4, 5, 6]
+// Its second piece: columns 7 and 8, zeros past them.
+// CHECK: %[[T:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c2{{.*}}, %c7{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<2xf32>
+// CHECK: vector.insert_strided_slice %[[T]], %[[ZROW]]
+// CHECK: %[[ROWS:.*]] = scf.for %[[R:.*]] = %c1{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[P:.*]] = %{{.*}})
+// CHECK: %[[ABOVE:.*]] = arith.addi %[[R]], %c-1
+// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[ABOVE]], %c0{{.*}}]
+// CHECK: %[[BELOW:.*]] = arith.addi %[[R]], %c1
+// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c1{{.*}}]
+// CHECK: vector.transfer_write %{{.*}}, %[[P]][%{{.*}}, %{{.*}}, %[[R]], %c0{{.*}}]
+// CHECK: scf.yield
+// CHECK: tensor.parallel_insert_slice %[[ROWS]]
+// Stride-2 taps keep the pad.
 // CHECK-LABEL: func.func @stride_two
 // CHECK: tensor.pad
 // CHECK: linalg.generic
