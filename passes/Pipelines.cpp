@@ -81,7 +81,8 @@ int64_t gemmDepthTile(const dlc::CpuPipelineOptions &opts) {
 /// and pools as elementwise ops over their window's taps first where asked,
 /// so that they vectorize and their bias and activation fuse into them.
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
-                      bool foldPoolPadding = false, bool windowTaps = false) {
+                      bool foldPoolPadding = false, bool windowTaps = false,
+                      int64_t slideLanes = 0) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
   dlc::LowerToLinalgOptions lower;
   lower.maxWorkspaceBytes = maxWorkspaceBytes;
@@ -93,6 +94,13 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  // Window taps from row vectors where they take them (`slideLanes` lanes),
+  // split into regions where not.
+  if (windowTaps && slideLanes > 0) {
+    dlc::SlideTapsInRegistersOptions slide;
+    slide.vectorWidth = slideLanes;
+    pm.addNestedPass<func::FuncOp>(dlc::createSlideTapsInRegisters(slide));
+  }
   if (windowTaps)
     pm.addNestedPass<func::FuncOp>(dlc::createSplitPaddedTaps());
 }
@@ -104,17 +112,12 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.optLevel > 0)
     pm.addNestedPass<func::FuncOp>(dlc::createFoldResidualBatchNorm());
   // Graph level -> linalg on tensors.
+  // Window taps from row vectors where a row's store is one masked store
+  // (AVX-512; on AVX2 7-wide rows split into three stores, and MobileNetV2
+  // measured even there: 6.03 -> 6.04 ms at one thread, Zen 5).
   addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
-                   /*windowTaps=*/opts.optLevel > 0);
-  // Narrow planes' stride-1 taps from row vectors, without the padded copy,
-  // where a row's store is one masked store (AVX-512; AVX2's 7-wide rows
-  // split into three stores, and MobileNetV2 measured even there: 6.03 ->
-  // 6.04 ms at one thread, Zen 5).
-  if (opts.optLevel > 0 && opts.vectorWidth >= 16) {
-    SlideTapsInRegistersOptions slide;
-    slide.vectorWidth = opts.vectorWidth;
-    pm.addNestedPass<func::FuncOp>(createSlideTapsInRegisters(slide));
-  }
+                   /*windowTaps=*/opts.optLevel > 0,
+                   /*slideLanes=*/opts.vectorWidth >= 16 ? opts.vectorWidth : 0);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   // Batched convs run image chunks whose columns fit in the last-level

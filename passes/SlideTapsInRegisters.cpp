@@ -61,7 +61,7 @@ LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp p
 /// others one scf.for. Returns the written plane.
 Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input> inputs,
                Value source, Value padRow, ArrayRef<Value> uniform, Value plane, Value bn,
-               Value ch, ArrayRef<int64_t> low) {
+               Value ch, ArrayRef<int64_t> low, int64_t sh, int64_t sw) {
   auto srcType = cast<RankedTensorType>(source.getType());
   auto outType = cast<RankedTensorType>(op.getResultTypes().front());
   int64_t srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
@@ -93,6 +93,46 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
     return b.create<vector::InsertStridedSliceOp>(loc, part, padRow, ArrayRef<int64_t>{0},
                                                   ArrayRef<int64_t>{1});
   };
+  // Every sw-th column from piece start `start` plus `shift` (sw 1 or 2).
+  // At stride 2 a piece's 2 x lanes columns are read once and each shift
+  // of 0 or 1 is one shuffle of their even or odd lanes; a shift of -1 or
+  // -2 is the shift two more, one lane right, the lane it lacks the
+  // previous piece's last (or the pad's value for the first piece).
+  std::function<Value(Value, int64_t, int64_t)> readTaps = [&](Value row, int64_t start,
+                                                               int64_t shift) -> Value {
+    if (sw == 1)
+      return read(source, srcW, row, start + shift);
+    if (start + shift >= srcW)
+      return padRow;
+    if (shift >= 0 && shift <= 1) {
+      Value lo = read(source, srcW, row, start), hi = read(source, srcW, row, start + lanes);
+      SmallVector<int64_t> pick;
+      for (int64_t j = 0; j < lanes; ++j)
+        pick.push_back(2 * j + shift);
+      return b.create<vector::ShuffleOp>(loc, lo, hi, pick);
+    }
+    if (shift >= -2 && shift < 0) {
+      Value next = readTaps(row, start, shift + 2);
+      Value before = start == 0 ? padRow : read(source, srcW, row, start - lanes);
+      SmallVector<int64_t> right{start == 0 ? lanes : lanes + lanes + shift};
+      for (int64_t j = 0; j + 1 < lanes; ++j)
+        right.push_back(j);
+      return b.create<vector::ShuffleOp>(loc, next, before, right);
+    }
+    // Wider windows: the 2 x lanes columns from the first inside the row.
+    int64_t col0 = start + shift, base = std::max<int64_t>(col0, 0);
+    Value lo = read(source, srcW, row, base), hi = read(source, srcW, row, base + lanes);
+    SmallVector<int64_t> pick, outside;
+    for (int64_t j = 0; j < lanes; ++j) {
+      int64_t col = col0 + sw * j;
+      pick.push_back(col < 0 ? 0 : col - base);
+      outside.push_back(col < 0 ? lanes : j);
+    }
+    Value v = b.create<vector::ShuffleOp>(loc, lo, hi, pick);
+    if (col0 < 0)
+      v = b.create<vector::ShuffleOp>(loc, v, padRow, outside);
+    return v;
+  };
   int64_t rowMin = INT64_MAX, rowMax = INT64_MIN;
   for (const Input &in : inputs)
     if (in.kind == InputKind::Tap) {
@@ -106,13 +146,19 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
       for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
         const Input &input = inputs[i];
         if (input.kind == InputKind::Tap) {
-          int64_t dy = input.row - low[2], col = k * lanes + input.col - low[3];
-          if ((fixed && (*fixed + dy < 0 || *fixed + dy >= srcH)) || col >= srcW) {
+          int64_t dy = input.row - low[2], col = sw * k * lanes + input.col - low[3];
+          if ((fixed && (sh * *fixed + dy < 0 || sh * *fixed + dy >= srcH)) || col >= srcW) {
             operands.push_back(padRow);
             continue;
           }
-          Value y = fixed ? idx(*fixed + dy) : b.create<arith::AddIOp>(loc, r, idx(dy)).getResult();
-          operands.push_back(read(source, srcW, y, col));
+          Value y;
+          if (fixed) {
+            y = idx(sh * *fixed + dy);
+          } else {
+            y = sh == 1 ? r : b.create<arith::MulIOp>(loc, r, idx(sh)).getResult();
+            y = b.create<arith::AddIOp>(loc, y, idx(dy));
+          }
+          operands.push_back(readTaps(y, sw * k * lanes, input.col - low[3]));
         } else if (input.kind == InputKind::Row) {
           operands.push_back(read(in->get(), w, r, k * lanes));
         } else {
@@ -134,8 +180,9 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
     return plane;
   };
   // Rows whose whole window is inside the input: [first, end).
-  int64_t first = std::clamp<int64_t>(-rowMin, 0, h);
-  int64_t end = std::clamp<int64_t>(srcH - rowMax, first, h);
+  int64_t first = std::clamp<int64_t>((-rowMin + sh - 1) / sh, 0, h);
+  int64_t end = srcH - 1 - rowMax < 0 ? first
+                                      : std::clamp<int64_t>((srcH - 1 - rowMax) / sh + 1, first, h);
   for (int64_t r = 0; r < h; ++r)
     if (r < first || r >= end)
       plane = emitRow(idx(r), r, plane);
@@ -170,6 +217,9 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
   AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
   tensor::PadOp pad;
+  // The taps' strides along rows and columns (1 or 2 across a row: a row
+  // piece reads at most two vectors).
+  int64_t sh = 0, sw = 0;
   SmallVector<Input> inputs;
   bool anyTap = false;
   for (OpOperand *in : op.getDpsInputOperands()) {
@@ -181,9 +231,12 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
         return failure();
       pad = source;
       ArrayRef<int64_t> offsets = slice.getStaticOffsets(), strides = slice.getStaticStrides();
-      if (ShapedType::isDynamicShape(offsets) || offsets[0] || offsets[1] ||
-          llvm::any_of(strides, [](int64_t s) { return s != 1; }))
+      if (ShapedType::isDynamicShape(offsets) || ShapedType::isDynamicShape(strides) ||
+          offsets[0] || offsets[1] || strides[0] != 1 || strides[1] != 1 ||
+          (sh && strides[2] != sh) || (sw && strides[3] != sw))
         return failure();
+      sh = strides[2];
+      sw = strides[3];
       inputs.push_back({InputKind::Tap, offsets[2], offsets[3]});
       anyTap = true;
     } else if (map == identity && in->get().getType() == outType) {
@@ -196,7 +249,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
       return failure();
     }
   }
-  if (!anyTap)
+  if (!anyTap || sh < 1 || sw < 1 || sw > 2)
     return failure();
   // A constant pad of the spatial dims only.
   Value source = pad.getSource();
@@ -211,7 +264,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   int64_t n = outType.getDimSize(0), c = outType.getDimSize(1), h = outType.getDimSize(2),
           w = outType.getDimSize(3), srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
   // Rows of one vector, few enough to unroll: each read once.
-  bool narrow = w <= lanes && srcW <= lanes && h <= maxRows && srcH <= maxRows + 2;
+  bool narrow = w <= lanes && srcW <= lanes && h <= maxRows && srcH <= sh * maxRows + 2;
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -241,7 +294,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
                                                   ArrayRef<int64_t>{1});
   };
   // Input row `y` (padded coordinates) shifted so that lane j holds its
-  // column j + shift (source coordinates), built once for every output row
+  // column sw * j + shift (source coordinates), built once for every output row
   // and tap that reads it.
   std::map<std::pair<int64_t, int64_t>, Value> shifted;
   std::map<int64_t, Value> loaded;
@@ -256,12 +309,12 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     if (!row)
       row = readRow(source, srcW, idx(srcRow));
     Value v = row;
-    if (shift != 0) {
+    if (shift != 0 || sw != 1) {
       // Lanes of `row` (0..lanes-1) and of padRow (lanes..): a column
       // outside the row takes the pad's value.
       SmallVector<int64_t> mask;
       for (int64_t j = 0; j < lanes; ++j)
-        mask.push_back(j + shift >= 0 && j + shift < srcW ? j + shift : lanes);
+        mask.push_back(sw * j + shift >= 0 && sw * j + shift < srcW ? sw * j + shift : lanes);
       v = b.create<vector::ShuffleOp>(loc, row, padRow, mask);
     }
     return shifted[key] = v;
@@ -279,7 +332,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
   Value plane = b.create<tensor::ExtractSliceOp>(loc, shared, offsets, sizes, strides);
   if (!narrow) {
-    plane = wideRows(b, loc, op, inputs, source, padRow, uniform, plane, bn, ch, low);
+    plane = wideRows(b, loc, op, inputs, source, padRow, uniform, plane, bn, ch, low, sh, sw);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
     return finish(op, forall, pad, inputs, srcW, lanes, narrow);
@@ -289,7 +342,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
       switch (inputs[i].kind) {
       case InputKind::Tap:
-        operands.push_back(tapRow(r + inputs[i].row, inputs[i].col - low[3]));
+        operands.push_back(tapRow(sh * r + inputs[i].row, inputs[i].col - low[3]));
         break;
       case InputKind::Row:
         operands.push_back(readRow(in->get(), w, idx(r)));

@@ -1,4 +1,4 @@
-// RUN: %dlc-opt %s --dlc-slide-taps-in-registers="vector-width=8" --split-input-file | FileCheck %s
+// RUN: %dlc-opt %s --dlc-slide-taps-in-registers="vector-width=8" --cse --split-input-file | FileCheck %s
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -91,11 +91,6 @@ func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x
 // CHECK: vector.transfer_write %{{.*}}, %[[P]][%{{.*}}, %{{.*}}, %[[R]], %c0{{.*}}]
 // CHECK: scf.yield
 // CHECK: tensor.parallel_insert_slice %[[ROWS]]
-// Stride-2 taps keep the pad.
-// CHECK-LABEL: func.func @stride_two
-// CHECK: tensor.pad
-// CHECK: linalg.generic
-// CHECK-NOT: scf.forall
 func.func @wide_rows(%x: tensor<1x2x4x9xf32>) -> tensor<1x2x4x9xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -116,6 +111,24 @@ func.func @wide_rows(%x: tensor<1x2x4x9xf32>) -> tensor<1x2x4x9xf32> {
   return %0 : tensor<1x2x4x9xf32>
 }
 
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Stride 2 over rows of 8 (one vector): each input row that a tap reads
+// (1, 3, 5, 7) is read once; the (2, 2) tap takes its odd lanes, the (0, 0)
+// tap the same one lane right, lane 0 the pad's zero.
+// CHECK-LABEL: func.func @stride_two
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x8xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: %[[R1:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c0]{{.*}} : tensor<1x2x8x8xf32>, vector<8xf32>
+// CHECK: %[[ODD1:.*]] = vector.shuffle %[[R1]], %[[ZROW]] [1, 3, 5, 7, 8, 8, 8, 8]
+// CHECK: arith.addf %[[ZROW]], %[[ODD1]]
+// CHECK: %[[RIGHT1:.*]] = vector.shuffle %[[R1]], %[[ZROW]] [8, 1, 3, 5, 7, 8, 8, 8]
+// CHECK: %[[R3:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c3, %c0]
+// CHECK: %[[ODD3:.*]] = vector.shuffle %[[R3]], %[[ZROW]] [1, 3, 5, 7, 8, 8, 8, 8]
+// CHECK: arith.addf %[[RIGHT1]], %[[ODD3]]
 func.func @stride_two(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -134,4 +147,49 @@ func.func @stride_two(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
     linalg.yield %0 : f32
   } -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Stride 2 over rows of 20 (10 outputs: pieces of 8 and 2). A piece's 16
+// columns are read once as two vectors; shift 0 takes their even lanes,
+// shift 1 the odd ones, shift -1 the odd ones one lane right, lane 0 the
+// pad's zero in the first piece and the first piece's column 15 in the
+// second (its columns 16-19, then zeros).
+// CHECK-LABEL: func.func @stride_two_wide
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x2x20xf32>)
+// CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: %[[LO:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c0{{.*}}]{{.*}} vector<8xf32>
+// CHECK: %[[HI:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c8{{.*}}]{{.*}} vector<8xf32>
+// CHECK: %[[ODD:.*]] = vector.shuffle %[[LO]], %[[HI]] [1, 3, 5, 7, 9, 11, 13, 15]
+// CHECK: %[[LEFT:.*]] = vector.shuffle %[[ODD]], %[[ZROW]] [8, 0, 1, 2, 3, 4, 5, 6]
+// CHECK: %[[EVEN:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: %[[S:.*]] = arith.addf %[[LEFT]], %[[EVEN]]
+// CHECK: arith.addf %[[S]], %[[ODD]]
+// CHECK: %[[LAST:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c16{{.*}}]{{.*}} vector<4xf32>
+// CHECK: %[[LO2:.*]] = vector.insert_strided_slice %[[LAST]], %[[ZROW]]
+// CHECK: %[[ODD2:.*]] = vector.shuffle %[[LO2]], %[[ZROW]] [1, 3, 5, 7, 9, 11, 13, 15]
+// CHECK: vector.shuffle %[[ODD2]], %[[HI]] [15, 0, 1, 2, 3, 4, 5, 6]
+func.func @stride_two_wide(%x: tensor<1x1x2x20xf32>) -> tensor<1x1x1x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x2x20xf32> to tensor<1x1x4x22xf32>
+  %t0 = tensor.extract_slice %p[0, 0, 1, 0] [1, 1, 1, 10] [1, 1, 2, 2] : tensor<1x1x4x22xf32> to tensor<1x1x1x10xf32>
+  %t1 = tensor.extract_slice %p[0, 0, 1, 1] [1, 1, 1, 10] [1, 1, 2, 2] : tensor<1x1x4x22xf32> to tensor<1x1x1x10xf32>
+  %t2 = tensor.extract_slice %p[0, 0, 1, 2] [1, 1, 1, 10] [1, 1, 2, 2] : tensor<1x1x4x22xf32> to tensor<1x1x1x10xf32>
+  %e = tensor.empty() : tensor<1x1x1x10xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t0, %t1, %t2 : tensor<1x1x1x10xf32>, tensor<1x1x1x10xf32>, tensor<1x1x1x10xf32>)
+      outs(%e : tensor<1x1x1x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    %1 = arith.addf %0, %c : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x1x1x10xf32>
+  return %0 : tensor<1x1x1x10xf32>
 }
