@@ -51,7 +51,8 @@ struct Input {
 };
 
 LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
-                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow);
+                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow,
+                     int64_t sw);
 
 /// The output plane of one channel where rows are wider than a vector:
 /// each output row in pieces of `lanes`, every tap read from the unpadded
@@ -335,7 +336,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     plane = wideRows(b, loc, op, inputs, source, padRow, uniform, plane, bn, ch, low, sh, sw);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
-    return finish(op, forall, pad, inputs, srcW, lanes, narrow);
+    return finish(op, forall, pad, inputs, srcW, lanes, narrow, sw);
   }
   for (int64_t r = 0; r < h; ++r) {
     SmallVector<Value> operands;
@@ -363,21 +364,26 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   }
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
-  return finish(op, forall, pad, inputs, srcW, lanes, narrow);
+  return finish(op, forall, pad, inputs, srcW, lanes, narrow, sw);
 }
 
 /// Replaces `op` by `forall`, records the kernel and erases what only the
 /// window op read.
 LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
-                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow) {
+                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow,
+                     int64_t sw) {
   op.getResult(0).replaceAllUsesWith(forall.getResult(0));
   // `dlc inspect` lists a depthwise conv's kernel under its name (the pad's
   // loc); a pool has no entry to replace.
   int64_t numTaps = llvm::count_if(inputs, [](const Input &i) { return i.kind == InputKind::Tap; });
-  std::string how = narrow ? " read once a channel and shifted in registers ("
-                                   : " read in " + std::to_string(lanes) +
-                                         "-lane pieces, the first's left shift in registers (";
-  dlc::replaceKernel(pad, "depthwise: " + std::to_string(numTaps) + " taps from rows of " +
+  std::string how =
+      narrow    ? " read once a channel and shifted in registers ("
+      : sw == 1 ? " read in " + std::to_string(lanes) +
+                      "-lane pieces, the first's left shift in registers ("
+                : " read in " + std::to_string(2 * lanes) +
+                      "-column pieces, even and odd columns split in registers (";
+  dlc::replaceKernel(pad, "depthwise: " + std::to_string(numTaps) + " taps" +
+                              (sw == 2 ? " at stride 2" : "") + " from rows of " +
                               std::to_string(srcW) + how + std::to_string(lanes) +
                               "-lane rows, no padded copy)");
   SmallVector<Operation *> dead;
