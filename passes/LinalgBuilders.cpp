@@ -251,6 +251,74 @@ Value readInsideOr(OpBuilder &b, Location loc, Value x, Value h, Value w, Value 
   return b.create<arith::SelectOp>(loc, inside, v, outside);
 }
 
+std::optional<PaddedTaps> matchPaddedTaps(linalg::GenericOp op) {
+  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes().front());
+  if (!outType || !outType.hasStaticShape() || outType.getRank() != 4 ||
+      op.getNumParallelLoops() != 4 || op.getNumLoops() != 4 ||
+      !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+      !op.getBody()->getOps<linalg::IndexOp>().empty())
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  PaddedTaps taps;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>();
+    auto source = slice ? slice.getSource().getDefiningOp<tensor::PadOp>() : nullptr;
+    if (source) {
+      if ((taps.pad && source != taps.pad) || map != identity || slice.getType() != outType)
+        return std::nullopt;
+      taps.pad = source;
+      ArrayRef<int64_t> offsets = slice.getStaticOffsets(), strides = slice.getStaticStrides();
+      if (ShapedType::isDynamicShape(offsets) || ShapedType::isDynamicShape(strides) ||
+          offsets[0] || offsets[1] || strides[0] != 1 || strides[1] != 1 ||
+          (taps.strideH && strides[2] != taps.strideH) ||
+          (taps.strideW && strides[3] != taps.strideW))
+        return std::nullopt;
+      taps.strideH = strides[2];
+      taps.strideW = strides[3];
+      taps.inputs.push_back({PaddedTaps::Kind::Tap, offsets[2], offsets[3]});
+    } else if (map == identity) {
+      taps.inputs.push_back({PaddedTaps::Kind::Element});
+    } else if (map == perChannel) {
+      taps.inputs.push_back({PaddedTaps::Kind::Channel});
+    } else if (map.getNumResults() == 0) {
+      taps.inputs.push_back({PaddedTaps::Kind::Scalar});
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!taps.pad)
+    return std::nullopt;
+  // A constant pad of the spatial dims only.
+  auto srcType = dyn_cast<RankedTensorType>(taps.pad.getSource().getType());
+  ArrayRef<int64_t> low = taps.pad.getStaticLow(), high = taps.pad.getStaticHigh();
+  Value padScalar = taps.pad.getConstantPaddingValue();
+  if (!srcType || !srcType.hasStaticShape() || ShapedType::isDynamicShape(low) ||
+      ShapedType::isDynamicShape(high) || low[0] || low[1] || high[0] || high[1] ||
+      !padScalar || !matchPattern(padScalar, m_Constant(&taps.padValue)))
+    return std::nullopt;
+  return taps;
+}
+
+void replacePaddedTaps(linalg::GenericOp op, const PaddedTaps &taps, Value result) {
+  SmallVector<Operation *> dead;
+  for (OpOperand &operand : op->getOpOperands())
+    if (Operation *def = operand.get().getDefiningOp();
+        def && isa<tensor::ExtractSliceOp, tensor::EmptyOp>(def))
+      dead.push_back(def);
+  op.getResult(0).replaceAllUsesWith(result);
+  op.erase();
+  for (Operation *def : dead)
+    if (def->use_empty())
+      def->erase();
+  if (Operation *pad = taps.pad; pad->use_empty())
+    pad->erase();
+}
+
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
                     Value into, ArrayRef<int64_t> pad, bool tapsOuter) {

@@ -123,6 +123,35 @@ SmallVector<Value> windowTaps(OpBuilder &b, Location loc, Value x, ArrayRef<int6
                               int64_t kh, int64_t kw, ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> dilations);
 
+/// A window op over the taps of one constant pad: dlc-depthwise-conv-to-
+/// taps' or -pooling-to-taps' generic, with whatever elementwise fusion put
+/// in it. One result over a static [N, C, H, W], all loops parallel, its
+/// init a tensor.empty, a body that does not read its indices; each tap a
+/// slice of the output's shape of one constant `tensor.pad` of the spatial
+/// dims, all at the same strides; every other input the output's own
+/// element, per channel or a scalar.
+struct PaddedTaps {
+  enum class Kind { Tap, Element, Channel, Scalar };
+  /// What one input of the generic reads; a tap's window position (row,
+  /// col) in padded coordinates.
+  struct Input {
+    Kind kind;
+    int64_t row = 0, col = 0;
+  };
+  SmallVector<Input> inputs; // one per DPS input, in order
+  tensor::PadOp pad;
+  TypedAttr padValue;
+  int64_t strideH = 0, strideW = 0;
+  int64_t numTaps() const {
+    return llvm::count_if(inputs, [](const Input &i) { return i.kind == Kind::Tap; });
+  }
+};
+/// `op` as a window op over padded taps, or nullopt.
+std::optional<PaddedTaps> matchPaddedTaps(linalg::GenericOp op);
+/// Replaces the window op `op` by `result` and erases what only it read:
+/// its tap slices, its init and the pad.
+void replacePaddedTaps(linalg::GenericOp op, const PaddedTaps &taps, Value result);
+
 /// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
 /// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
 /// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with

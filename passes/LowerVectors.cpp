@@ -491,6 +491,28 @@ struct StridedGatherAsReads : OpRewritePattern<vector::GatherOp> {
   }
 };
 
+/// Whether `type` is a 1-D row of 32-bit elements, which a masked load or
+/// store of the next power of two lanes can stand for.
+bool isRowOf32Bits(VectorType type) {
+  Type elem = type.getElementType();
+  return type.getRank() == 1 && !type.isScalable() && elem.isIntOrFloat() &&
+         elem.getIntOrFloatBitWidth() == 32;
+}
+
+/// For a row of `lanes` widened to `wide` lanes of `elem`: the mask of its
+/// first `lanes` and a zero vector (the masked load's pass-through, the
+/// masked store's filler).
+std::pair<Value, Value> widenedRowMask(PatternRewriter &rewriter, Location loc, Type elem,
+                                       int64_t lanes, int64_t wide) {
+  auto wideType = VectorType::get({wide}, elem);
+  auto maskType = VectorType::get({wide}, rewriter.getI1Type());
+  Value mask = rewriter.create<vector::ConstantMaskOp>(loc, maskType,
+                                                       rewriter.getI64ArrayAttr({lanes}));
+  Value zeros =
+      rewriter.create<arith::ConstantOp>(loc, wideType, rewriter.getZeroAttr(wideType));
+  return {mask, zeros};
+}
+
 /// A 1-D load of a lane count that is not a multiple of 4 (a depthwise
 /// tap's row of a 7x7 or 14x14 map: 7 lanes, or 8 + 6) as a masked load
 /// of the next power of two, the lanes past it off. LLVM assembled a
@@ -499,29 +521,21 @@ struct StridedGatherAsReads : OpRewritePattern<vector::GatherOp> {
 /// (vmaskmovps, or a k-masked vmovups on AVX-512) and, like the plain
 /// load, touches no element past the row. MobileNetV2, 1 thread: its
 /// 7x7 and 14x14 depthwise convs 25-35% faster in a profile, the model
-/// 0.2-1.3% in three A/B runs. Stores stay plain: masked ones (vmaskmovps
-/// to memory is microcoded on Zen 3) made the model 5% slower.
+/// 0.2-1.3% in three A/B runs. Stores stay plain on AVX2 (see
+/// OddStoreAsMaskedStore).
 struct OddLoadAsMaskedLoad : OpRewritePattern<vector::LoadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::LoadOp op, PatternRewriter &rewriter) const override {
     VectorType type = op.getVectorType();
-    Type elem = type.getElementType();
-    if (type.getRank() != 1 || type.isScalable() || !elem.isIntOrFloat() ||
-        elem.getIntOrFloatBitWidth() != 32)
-      return failure();
     int64_t lanes = type.getNumElements();
-    if (lanes <= 4 || lanes % 4 == 0)
+    if (!isRowOf32Bits(type) || lanes <= 4 || lanes % 4 == 0)
       return failure();
     int64_t wide = llvm::PowerOf2Ceil(lanes);
-    Location loc = op.getLoc();
-    auto wideType = VectorType::get({wide}, elem);
-    auto maskType = VectorType::get({wide}, rewriter.getI1Type());
-    Value mask = rewriter.create<vector::ConstantMaskOp>(
-        loc, maskType, rewriter.getI64ArrayAttr({lanes}));
-    Value zeros = rewriter.create<arith::ConstantOp>(loc, wideType,
-                                                     rewriter.getZeroAttr(wideType));
-    Value loaded = rewriter.create<vector::MaskedLoadOp>(loc, wideType, op.getBase(),
-                                                         op.getIndices(), mask, zeros);
+    auto [mask, zeros] =
+        widenedRowMask(rewriter, op.getLoc(), type.getElementType(), lanes, wide);
+    Value loaded = rewriter.create<vector::MaskedLoadOp>(op.getLoc(), zeros.getType(),
+                                                         op.getBase(), op.getIndices(), mask,
+                                                         zeros);
     rewriter.replaceOpWithNewOp<vector::ExtractStridedSliceOp>(
         op, loaded, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{lanes}, ArrayRef<int64_t>{1});
     return success();
@@ -538,23 +552,13 @@ struct OddStoreAsMaskedStore : OpRewritePattern<vector::StoreOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::StoreOp op, PatternRewriter &rewriter) const override {
     VectorType type = op.getVectorType();
-    Type elem = type.getElementType();
-    if (type.getRank() != 1 || type.isScalable() || !elem.isIntOrFloat() ||
-        elem.getIntOrFloatBitWidth() != 32)
-      return failure();
     int64_t lanes = type.getNumElements();
-    if (lanes <= 4 || llvm::isPowerOf2_64(lanes) || lanes > 16)
+    if (!isRowOf32Bits(type) || lanes <= 4 || llvm::isPowerOf2_64(lanes) || lanes > 16)
       return failure();
-    int64_t wide = llvm::PowerOf2Ceil(lanes);
-    Location loc = op.getLoc();
-    auto wideType = VectorType::get({wide}, elem);
-    auto maskType = VectorType::get({wide}, rewriter.getI1Type());
-    Value mask = rewriter.create<vector::ConstantMaskOp>(
-        loc, maskType, rewriter.getI64ArrayAttr({lanes}));
-    Value zeros = rewriter.create<arith::ConstantOp>(loc, wideType,
-                                                     rewriter.getZeroAttr(wideType));
+    auto [mask, zeros] = widenedRowMask(rewriter, op.getLoc(), type.getElementType(), lanes,
+                                        llvm::PowerOf2Ceil(lanes));
     Value widened = rewriter.create<vector::InsertStridedSliceOp>(
-        loc, op.getValueToStore(), zeros, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1});
+        op.getLoc(), op.getValueToStore(), zeros, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1});
     rewriter.replaceOpWithNewOp<vector::MaskedStoreOp>(op, op.getBase(), op.getIndices(), mask,
                                                        widened);
     return success();

@@ -41,18 +41,11 @@ namespace dlc {
 using namespace mlir;
 
 namespace {
-/// What each input of the window op reads for one output row.
-enum class InputKind { Tap, Row, Channel, Scalar };
+using Kind = dlc::PaddedTaps::Kind;
+using Input = dlc::PaddedTaps::Input;
 
-struct Input {
-  InputKind kind;
-  /// Tap: the window position, in padded coordinates.
-  int64_t row = 0, col = 0;
-};
-
-LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
-                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow,
-                     int64_t sw);
+LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, const dlc::PaddedTaps &taps,
+                     int64_t lanes, bool narrow);
 
 /// The output plane of one channel where rows are wider than a vector:
 /// each output row in pieces of `lanes`, every tap read from the unpadded
@@ -136,7 +129,7 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
   };
   int64_t rowMin = INT64_MAX, rowMax = INT64_MIN;
   for (const Input &in : inputs)
-    if (in.kind == InputKind::Tap) {
+    if (in.kind == Kind::Tap) {
       rowMin = std::min(rowMin, in.row - low[2]);
       rowMax = std::max(rowMax, in.row - low[2]);
     }
@@ -146,7 +139,7 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
       SmallVector<Value> operands;
       for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
         const Input &input = inputs[i];
-        if (input.kind == InputKind::Tap) {
+        if (input.kind == Kind::Tap) {
           int64_t dy = input.row - low[2], col = sw * k * lanes + input.col - low[3];
           if ((fixed && (sh * *fixed + dy < 0 || sh * *fixed + dy >= srcH)) || col >= srcW) {
             operands.push_back(padRow);
@@ -160,7 +153,7 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
             y = b.create<arith::AddIOp>(loc, y, idx(dy));
           }
           operands.push_back(readTaps(y, sw * k * lanes, input.col - low[3]));
-        } else if (input.kind == InputKind::Row) {
+        } else if (input.kind == Kind::Element) {
           operands.push_back(read(in->get(), w, r, k * lanes));
         } else {
           operands.push_back(uniform[i]);
@@ -198,70 +191,25 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
   return plane;
 }
 
-/// The window op `op` as row vectors of `lanes` lanes, or failure where it
-/// does not match: one result over [N, C, H, W] written to a tensor.empty,
-/// a body of scalar elementwise ops not reading its indices, taps that are
-/// stride-1 slices of one constant pad of the spatial dims, every other
-/// input per channel, a scalar or the output's own element, and rows of
-/// input and output at most `lanes` wide, at most `maxRows` of them.
+/// The window op `op` (dlc::matchPaddedTaps, over f32 with a body of
+/// scalar elementwise ops that does not read its init) as row vectors of
+/// `lanes` lanes; failure where it does not match or its taps' column
+/// stride is over 2 (a row piece reads at most two vectors).
 LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
-  if (op.getNumResults() != 1 || op.getNumDpsInits() != 1)
+  std::optional<dlc::PaddedTaps> taps = dlc::matchPaddedTaps(op);
+  if (!taps)
     return failure();
-  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes().front());
-  if (!outType || !outType.hasStaticShape() || outType.getRank() != 4 ||
-      !outType.getElementType().isF32() || op.getNumParallelLoops() != 4 ||
-      op.getNumLoops() != 4 || !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
-      !op.getBody()->getOps<linalg::IndexOp>().empty() || !dlc::hasScalarElementwiseBody(op) ||
-      !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty())
+  auto outType = cast<RankedTensorType>(op.getResultTypes().front());
+  if (!outType.getElementType().isF32() || !dlc::hasScalarElementwiseBody(op) ||
+      !op.getBody()->getArgument(op.getNumDpsInputs()).use_empty() || taps->strideW > 2)
     return failure();
   MLIRContext *ctx = op.getContext();
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  AffineMap perChannel = AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
-  tensor::PadOp pad;
-  // The taps' strides along rows and columns (1 or 2 across a row: a row
-  // piece reads at most two vectors).
-  int64_t sh = 0, sw = 0;
-  SmallVector<Input> inputs;
-  bool anyTap = false;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>();
-    auto source = slice ? slice.getSource().getDefiningOp<tensor::PadOp>() : nullptr;
-    if (source) {
-      if ((pad && source != pad) || map != identity || slice.getType() != outType)
-        return failure();
-      pad = source;
-      ArrayRef<int64_t> offsets = slice.getStaticOffsets(), strides = slice.getStaticStrides();
-      if (ShapedType::isDynamicShape(offsets) || ShapedType::isDynamicShape(strides) ||
-          offsets[0] || offsets[1] || strides[0] != 1 || strides[1] != 1 ||
-          (sh && strides[2] != sh) || (sw && strides[3] != sw))
-        return failure();
-      sh = strides[2];
-      sw = strides[3];
-      inputs.push_back({InputKind::Tap, offsets[2], offsets[3]});
-      anyTap = true;
-    } else if (map == identity && in->get().getType() == outType) {
-      inputs.push_back({InputKind::Row});
-    } else if (map == perChannel) {
-      inputs.push_back({InputKind::Channel});
-    } else if (map.getNumResults() == 0) {
-      inputs.push_back({InputKind::Scalar});
-    } else {
-      return failure();
-    }
-  }
-  if (!anyTap || sh < 1 || sw < 1 || sw > 2)
-    return failure();
-  // A constant pad of the spatial dims only.
+  ArrayRef<Input> inputs = taps->inputs;
+  tensor::PadOp pad = taps->pad;
+  int64_t sh = taps->strideH, sw = taps->strideW;
   Value source = pad.getSource();
-  auto srcType = dyn_cast<RankedTensorType>(source.getType());
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  Value padScalar = pad.getConstantPaddingValue();
-  TypedAttr padAttr;
-  if (!srcType || !srcType.hasStaticShape() || ShapedType::isDynamicShape(low) ||
-      ShapedType::isDynamicShape(high) || low[0] || low[1] || high[0] || high[1] || !padScalar ||
-      !matchPattern(padScalar, m_Constant(&padAttr)))
-    return failure();
+  auto srcType = cast<RankedTensorType>(source.getType());
+  ArrayRef<int64_t> low = pad.getStaticLow();
   int64_t n = outType.getDimSize(0), c = outType.getDimSize(1), h = outType.getDimSize(2),
           w = outType.getDimSize(3), srcH = srcType.getDimSize(2), srcW = srcType.getDimSize(3);
   // Rows of one vector, few enough to unroll: each read once.
@@ -281,7 +229,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   Value zero = idx(0);
   // The pad's value in every lane: rows outside the input, and the lanes
   // past a row that its shifts bring in.
-  Value padValue = b.create<arith::ConstantOp>(loc, padAttr);
+  Value padValue = b.create<arith::ConstantOp>(loc, taps->padValue);
   Value padRow = b.create<vector::BroadcastOp>(loc, rowType, padValue);
   // A row of `x` (srcW or w wide) in a vector of `lanes`, the pad's value
   // past it.
@@ -323,9 +271,9 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   // Per-channel and scalar inputs, once per channel.
   SmallVector<Value> uniform(inputs.size());
   for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
-    if (inputs[i].kind == InputKind::Channel)
+    if (inputs[i].kind == Kind::Channel)
       uniform[i] = b.create<tensor::ExtractOp>(loc, in->get(), ValueRange{ch});
-    else if (inputs[i].kind == InputKind::Scalar)
+    else if (inputs[i].kind == Kind::Scalar)
       uniform[i] = b.create<tensor::ExtractOp>(loc, in->get(), ValueRange{});
   }
   SmallVector<OpFoldResult> offsets{bn, ch, b.getIndexAttr(0), b.getIndexAttr(0)};
@@ -336,16 +284,16 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     plane = wideRows(b, loc, op, inputs, source, padRow, uniform, plane, bn, ch, low, sh, sw);
     b.setInsertionPointToStart(forall.getTerminator().getBody());
     b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
-    return finish(op, forall, pad, inputs, srcW, lanes, narrow, sw);
+    return finish(op, forall, *taps, lanes, narrow);
   }
   for (int64_t r = 0; r < h; ++r) {
     SmallVector<Value> operands;
     for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
       switch (inputs[i].kind) {
-      case InputKind::Tap:
+      case Kind::Tap:
         operands.push_back(tapRow(sh * r + inputs[i].row, inputs[i].col - low[3]));
         break;
-      case InputKind::Row:
+      case Kind::Element:
         operands.push_back(readRow(in->get(), w, idx(r)));
         break;
       default:
@@ -364,38 +312,28 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   }
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   b.create<tensor::ParallelInsertSliceOp>(loc, plane, shared, offsets, sizes, strides);
-  return finish(op, forall, pad, inputs, srcW, lanes, narrow, sw);
+  return finish(op, forall, *taps, lanes, narrow);
 }
 
 /// Replaces `op` by `forall`, records the kernel and erases what only the
 /// window op read.
-LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, tensor::PadOp pad,
-                     ArrayRef<Input> inputs, int64_t srcW, int64_t lanes, bool narrow,
-                     int64_t sw) {
-  op.getResult(0).replaceAllUsesWith(forall.getResult(0));
+LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, const dlc::PaddedTaps &taps,
+                     int64_t lanes, bool narrow) {
   // `dlc inspect` lists a depthwise conv's kernel under its name (the pad's
   // loc); a pool has no entry to replace.
-  int64_t numTaps = llvm::count_if(inputs, [](const Input &i) { return i.kind == InputKind::Tap; });
+  tensor::PadOp pad = taps.pad;
+  int64_t srcW = pad.getSourceType().getDimSize(3);
   std::string how =
-      narrow    ? " read once a channel and shifted in registers ("
-      : sw == 1 ? " read in " + std::to_string(lanes) +
-                      "-lane pieces, the first's left shift in registers ("
-                : " read in " + std::to_string(2 * lanes) +
-                      "-column pieces, even and odd columns split in registers (";
-  dlc::replaceKernel(pad, "depthwise: " + std::to_string(numTaps) + " taps" +
-                              (sw == 2 ? " at stride 2" : "") + " from rows of " +
+      narrow              ? " read once a channel and shifted in registers ("
+      : taps.strideW == 1 ? " read in " + std::to_string(lanes) +
+                                "-lane pieces, the first's left shift in registers ("
+                          : " read in " + std::to_string(2 * lanes) +
+                                "-column pieces, even and odd columns split in registers (";
+  dlc::replaceKernel(pad, "depthwise: " + std::to_string(taps.numTaps()) + " taps" +
+                              (taps.strideW == 2 ? " at stride 2" : "") + " from rows of " +
                               std::to_string(srcW) + how + std::to_string(lanes) +
                               "-lane rows, no padded copy)");
-  SmallVector<Operation *> dead;
-  for (OpOperand *in : op.getDpsInputOperands())
-    if (Operation *def = in->get().getDefiningOp())
-      dead.push_back(def);
-  op->erase();
-  for (Operation *def : dead)
-    if (def->use_empty())
-      def->erase();
-  if (pad->use_empty())
-    pad->erase();
+  dlc::replacePaddedTaps(op, taps, forall.getResult(0));
   return success();
 }
 

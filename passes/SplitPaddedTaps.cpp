@@ -14,6 +14,7 @@
 // BatchNorm, activation still fused) on slices; the pad goes.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -79,62 +80,27 @@ FailureOr<SmallVector<Range>> splitDim(int64_t out, int64_t stride, ArrayRef<int
 /// conv's zeros, a max pool's -inf) at strides of at least `minStride`;
 /// false if it does not match.
 bool split(linalg::GenericOp op, int64_t minStride) {
-  if (op.getNumResults() != 1)
-    return false;
-  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes().front());
-  // A body reading its iteration indices would see each region's from 0.
-  if (!outType || !outType.hasStaticShape() || outType.getRank() != 4 ||
-      op.getNumParallelLoops() != 4 || op.getNumLoops() != 4 ||
-      !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
-      !op.getBody()->getOps<linalg::IndexOp>().empty())
+  // (A body reading its iteration indices, which matchPaddedTaps rejects,
+  // would see each region's from 0.) Every input besides the taps is per
+  // channel (weights, BatchNorm) or reads the output's element (a
+  // residual): sliced along with the region.
+  std::optional<dlc::PaddedTaps> matched = dlc::matchPaddedTaps(op);
+  if (!matched || matched->numTaps() < 2 || matched->strideH < minStride ||
+      matched->strideW < minStride)
     return false;
   MLIRContext *ctx = op.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-  tensor::PadOp pad;
-  int64_t strideH = 0, strideW = 0;
-  SmallVector<Tap> taps;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    auto slice = in->get().getDefiningOp<tensor::ExtractSliceOp>();
-    auto source = slice ? slice.getSource().getDefiningOp<tensor::PadOp>() : nullptr;
-    if (!source)
-      continue;
-    if ((pad && source != pad) || op.getMatchingIndexingMap(in) != identity)
-      return false;
-    pad = source;
-    ArrayRef<int64_t> offsets = slice.getStaticOffsets(), strides = slice.getStaticStrides();
-    if (ShapedType::isDynamicShape(offsets) || ShapedType::isDynamicShape(strides) ||
-        offsets[0] || offsets[1] || strides[0] != 1 || strides[1] != 1 ||
-        slice.getType() != outType)
-      return false;
-    if ((strideH && strides[2] != strideH) || (strideW && strides[3] != strideW))
-      return false;
-    strideH = strides[2];
-    strideW = strides[3];
-    taps.push_back({in->getOperandNumber(), offsets[2], offsets[3]});
-  }
-  if (taps.size() < 2 || strideH < minStride || strideW < minStride)
-    return false;
-  // A constant pad of the spatial dims only.
+  auto outType = cast<RankedTensorType>(op.getResultTypes().front());
+  tensor::PadOp pad = matched->pad;
+  int64_t strideH = matched->strideH, strideW = matched->strideW;
+  TypedAttr padValue = matched->padValue;
   Value source = pad.getSource();
-  auto srcType = dyn_cast<RankedTensorType>(source.getType());
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  TypedAttr padValue;
-  if (!srcType || !srcType.hasStaticShape() || ShapedType::isDynamicShape(low) ||
-      ShapedType::isDynamicShape(high) || low[0] || low[1] || high[0] || high[1] ||
-      !pad.getConstantPaddingValue() ||
-      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&padValue)))
-    return false;
-  // Every other input is per channel (weights, BatchNorm) or reads the
-  // output's element (a residual): sliced along with the region.
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    if (llvm::any_of(taps, [&](const Tap &t) { return t.input == in->getOperandNumber(); }))
-      continue;
-    AffineMap map = op.getMatchingIndexingMap(in);
-    if (map != identity && map.getNumResults() > 1)
-      return false;
-    if (map.getNumResults() == 1 && map != AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx))
-      return false;
-  }
+  auto srcType = cast<RankedTensorType>(source.getType());
+  ArrayRef<int64_t> low = pad.getStaticLow();
+  SmallVector<Tap> taps;
+  for (auto [i, in] : llvm::enumerate(matched->inputs))
+    if (in.kind == dlc::PaddedTaps::Kind::Tap)
+      taps.push_back({static_cast<unsigned>(i), in.row, in.col});
   SmallVector<int64_t> rowOffsets, colOffsets;
   for (const Tap &t : taps) {
     rowOffsets.push_back(t.row);
@@ -215,18 +181,7 @@ bool split(linalg::GenericOp op, int64_t minStride) {
     }
   // The generic, then its tap slices, init and the pad, where nothing else
   // reads them.
-  SmallVector<Operation *> dead;
-  for (OpOperand &operand : op->getOpOperands())
-    if (Operation *def = operand.get().getDefiningOp();
-        def && isa<tensor::ExtractSliceOp, tensor::EmptyOp>(def))
-      dead.push_back(def);
-  op.getResult(0).replaceAllUsesWith(result);
-  op.erase();
-  for (Operation *def : dead)
-    if (def->use_empty())
-      def->erase();
-  if (pad->use_empty())
-    pad->erase();
+  dlc::replacePaddedTaps(op, *matched, result);
   return true;
 }
 

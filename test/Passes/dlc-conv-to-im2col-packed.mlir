@@ -97,6 +97,36 @@ func.func @pointwise_after_elementwise(%x: tensor<1x4x3x3xf32>) -> tensor<1x6x3x
 
 // -----
 
+// Likewise a forall over the input's planes (dlc-slide-taps-in-registers'
+// kernel): its shared output becomes the padded buffer's corner.
+// CHECK-LABEL: func.func @pointwise_after_forall
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x3x3xf32>)
+// CHECK: %[[XBUF:.*]] = bufferization.alloc_tensor() : tensor<1x4x16xf32>
+// CHECK: %[[XCORNER:.*]] = tensor.extract_slice %[[XBUF]][0, 0, 0] [1, 4, 9] [1, 1, 1]
+// CHECK: %[[XVIEW:.*]] = tensor.expand_shape %[[XCORNER]]
+// CHECK: %[[PLANES:.*]] = scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[XVIEW]]) -> (tensor<1x4x3x3xf32>)
+// CHECK: %[[R3:.*]] = tensor.collapse_shape %[[PLANES]]
+// CHECK: %[[XP:.*]] = tensor.insert_slice %[[R3]] into %[[XBUF]]
+// CHECK-NOT: linalg.copy
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[XP]] : tensor<1x4x6xf32>, tensor<1x4x16xf32>)
+func.func @pointwise_after_forall(%x: tensor<1x4x3x3xf32>) -> tensor<1x6x3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x3x3xf32>
+  %planes = scf.forall (%c) in (4) shared_outs(%o = %e) -> (tensor<1x4x3x3xf32>) {
+    %p = tensor.extract_slice %x[0, %c, 0, 0] [1, 1, 3, 3] [1, 1, 1, 1] : tensor<1x4x3x3xf32> to tensor<1x1x3x3xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %p into %o[0, %c, 0, 0] [1, 1, 3, 3] [1, 1, 1, 1] : tensor<1x1x3x3xf32> into tensor<1x4x3x3xf32>
+    }
+  }
+  %w = arith.constant dense<0.25> : tensor<6x4x1x1xf32>
+  %oe = tensor.empty() : tensor<1x6x3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%oe : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%planes, %w : tensor<1x4x3x3xf32>, tensor<6x4x1x1xf32>) outs(%init : tensor<1x6x3x3xf32>) -> tensor<1x6x3x3xf32>
+  return %0 : tensor<1x6x3x3xf32>
+}
+
+// -----
+
 // A filter that is not a constant (a training build's parameter) keeps the
 // plain GEMM.
 // CHECK-LABEL: func.func @parameter_filter

@@ -11,6 +11,8 @@
 // row, row 2's (2, 2) tap likewise below it. The pad goes.
 // CHECK-LABEL: func.func @diagonal
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x3x5xf32>, %[[W:.*]]: tensor<2xf32>)
+// `dlc inspect`'s entry for the conv (the pad's loc) names the new kernel.
+// CHECK-SAME: dlc.conv_kernels = ["dw: depthwise: 3 taps from rows of 5 read once a channel and shifted in registers (8-lane rows, no padded copy)"]
 // CHECK-NOT: tensor.pad
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x3x5xf32>
 // CHECK: scf.forall (%[[N:.*]], %[[C:.*]]) in (1, 2) shared_outs(%[[OUT:.*]] = %[[E]])
@@ -36,12 +38,13 @@
 // CHECK: %[[P1:.*]] = vector.transfer_write %{{.*}}, %[[P0]]
 // CHECK: %[[P2:.*]] = vector.transfer_write %{{.*}}, %[[P1]]
 // CHECK: tensor.parallel_insert_slice %[[P2]] into %[[OUT]][%[[N]], %[[C]], 0, 0] [1, 1, 3, 5]
-func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x5xf32> {
+func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x5xf32>
+    attributes {dlc.conv_kernels = ["dw: depthwise: 3 taps summed in one elementwise loop"]} {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%a: index, %b: index, %c: index, %d: index):
     tensor.yield %zero : f32
-  } : tensor<1x2x3x5xf32> to tensor<1x2x5x7xf32>
+  } : tensor<1x2x3x5xf32> to tensor<1x2x5x7xf32> loc("dw")
   %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
   %t11 = tensor.extract_slice %p[0, 0, 1, 1] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
   %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 3, 5] [1, 1, 1, 1] : tensor<1x2x5x7xf32> to tensor<1x2x3x5xf32>
