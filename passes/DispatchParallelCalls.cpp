@@ -63,6 +63,8 @@ struct DispatchParallelCallsPass
     auto voidTy = LLVM::LLVMVoidType::get(ctx);
     auto dispatchTy = LLVM::LLVMFunctionType::get(voidTy, {ptr, ptr, ptr, i64});
     auto dispatch = b.create<LLVM::LLVMFuncOp>(module.getLoc(), "dlc_parallel_for", dispatchTy);
+    // The same for bodies that sweep alternately (dlc-alternate-sweeps).
+    LLVM::LLVMFuncOp alternating;
     Value pool = main.getArgument(main.getNumArguments() - 1);
 
     for (auto [index, call] : llvm::enumerate(calls)) {
@@ -110,7 +112,17 @@ struct DispatchParallelCallsPass
       }
       Value fn = b.create<LLVM::AddressOfOp>(loc, tramp);
       Value n = call.getArgOperands()[1];
-      b.create<LLVM::CallOp>(loc, dispatch, ValueRange{pool, fn, frame, n});
+      LLVM::LLVMFuncOp runtime = dispatch;
+      if (callee->hasAttr("dlc.alternate_sweeps")) {
+        if (!alternating) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointAfter(dispatch);
+          alternating = b.create<LLVM::LLVMFuncOp>(module.getLoc(), "dlc_parallel_for_alternating",
+                                                   dispatchTy);
+        }
+        runtime = alternating;
+      }
+      b.create<LLVM::CallOp>(loc, runtime, ValueRange{pool, fn, frame, n});
       call.erase();
     }
   }

@@ -242,6 +242,11 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createVerifyNoHeapAlloc());
   // Outermost parallel loops become functions the thread pool runs.
   pm.addPass(createOutlineParallelLoops());
+  // A model that nearly fits one core's L2 (the MLP) sweeps it back to
+  // front on alternate runs.
+  AlternateSweepsOptions sweeps;
+  sweeps.cacheBytes = l2Bytes(opts);
+  pm.addPass(createAlternateSweeps(sweeps));
 
   // Down to the LLVM dialect.
   LowerVectorsOptions lowering;

@@ -379,6 +379,16 @@ static void run_image(dlc_model *m, void **args, int64_t r) {
   dlc_meta.entry(args);
 }
 
+/* Before each run: the loops that sweep their data alternately
+ * (dlc_parallel_for_alternating) turn around on every pool the entry may
+ * get. Images of one run (run_per_image) share a direction. */
+static void flip_sweeps(dlc_model *m) {
+  dlc_pool_flip_sweeps(&m->pool);
+  dlc_pool_flip_sweeps(&m->serial);
+  for (int k = 0; m->groups && k < m->image_slots; ++k)
+    dlc_pool_flip_sweeps(&m->groups[k]);
+}
+
 static size_t num_args(void) {
   return (size_t)dlc_meta.num_inputs + num_params() + dlc_meta.num_outputs + 2;
 }
@@ -467,6 +477,7 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
   for (int i = 0; i < num_params(); ++i)
     m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
   unsigned fp_state = dlc_flush_denormals();
+  flip_sweeps(m);
   if (dlc_meta.batch_runs > 1)
     run_per_image(m);
   else
@@ -553,6 +564,7 @@ DLC_API int dlc_train_step(dlc_model *m, const dlc_tensor *inputs, size_t num_in
   for (int i = 0; i < np + ns; ++i)
     a[k++] = slot(m, next, i);
   unsigned fp_state = dlc_flush_denormals();
+  flip_sweeps(m);
   t->entry(a);
   dlc_restore_denormals(fp_state);
   m->current = next;

@@ -44,7 +44,12 @@ typedef struct dlc_pool {
   _Atomic(void *) ctx;
   _Atomic(int64_t) n, chunks;
   atomic_int parts;
+  atomic_int backward; /* the current loop runs each share back to front */
   atomic_llong unfinished; /* chunks not done yet */
+  /* Whether this run's alternating loops go back to front (see
+   * dlc_parallel_for_alternating); only the caller writes it, between
+   * runs. */
+  int sweep_backward;
 } dlc_pool;
 
 /* Starts one worker per online core besides the caller; 0 on failure. */
@@ -61,6 +66,21 @@ void dlc_parallel_for(void *pool, dlc_body_fn fn, void *ctx, int64_t n);
  * on its first access, which broke "dlc_run allocates nothing" whenever a
  * worker started late. */
 void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n);
+/* dlc_parallel_for for a loop whose data the private caches nearly hold
+ * from one run to the next (dlc-alternate-sweeps marks them): while
+ * `sweep_backward` is set each thread runs its iterations back to front,
+ * the others take chunks from its share's front. Swept in the same order
+ * each run, a working set a little over the cache misses on every line
+ * (the cache evicts the line the sweep needs next, the one used longest
+ * ago); swept alternately, the lines read last are read first. The MLP's
+ * 0.93 MB of weights in a 1 MB L2 (Zen 5), one thread: 4.9 us a call
+ * against 5.65 one way (bench/read_bandwidth.c's loop: 4.1 against 5.7
+ * us). The order of a parallel loop's iterations never changes what it
+ * computes. */
+void dlc_parallel_for_alternating(void *pool, dlc_body_fn fn, void *ctx, int64_t n);
+/* Turns the alternating loops' direction around: the runtime calls it
+ * before each run of the entry. */
+void dlc_pool_flip_sweeps(dlc_pool *p);
 
 /* A group: a pool without threads of its own (dlc_group_start for up to
  * `threads`; stop it with dlc_pool_stop), whose loops some of a larger

@@ -53,6 +53,33 @@ func.func @matrix_vector_panels(%x: tensor<1x400xf32>, %w: tensor<15x400x8xf32>,
 
 // -----
 
+// Panels of over half the L2 (the MLP's 784 x 256 layer, 802,816 bytes,
+// against the default 512 KB): tiles of 64 lanes (eight panels of 8), one
+// tile an iteration of the scf.forall, so that a sweep alternating its
+// direction from run to run (dlc-alternate-sweeps) has four tiles to turn
+// around. Under it (@matrix_vector_panels), cache tiles of up to
+// cache-n lanes.
+// CHECK-LABEL: func.func @streamed_panels
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8)
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c784 step %c196
+// CHECK: scf.for %{{.*}} = %c0 to %c196 step %c1
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<8x1x8xf32> into vector<1x8x8xf32>
+#amap = affine_map<(m, p, l, k) -> (m, k)>
+#pmap = affine_map<(m, p, l, k) -> (p, k, l)>
+#cmap = affine_map<(m, p, l, k) -> (m, p, l)>
+func.func @streamed_panels(%x: tensor<1x784xf32>, %w: tensor<32x784x8xf32>, %acc: tensor<1x32x8xf32>) -> tensor<1x32x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#amap, #pmap, #cmap], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x784xf32>, tensor<32x784x8xf32>) outs(%acc : tensor<1x32x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x32x8xf32>
+  return %0 : tensor<1x32x8xf32>
+}
+
+// -----
+
 // Unpacked, the row widens by a power-of-two count of vectors that divides
 // N (1 x 64 over 256 columns): LLVM splits a loop-carried vector of 40
 // floats into scalars through the stack.

@@ -6,9 +6,10 @@
  * run a chunk of the next with the old body), and that a thread done with
  * its share takes over chunks of a share that is held up, and that a
  * share's chunks shrink to single iterations at its end, and that groups
- * of the pool's threads run their own loops, and that the workers count
- * denormal floats as zero (MXCSR's FTZ and DAZ: see denormals.h). Prints "ok" or
- * what failed, and exits non-zero on failure.
+ * of the pool's threads run their own loops, and that an alternating loop
+ * turns around at each flip (every iteration still once), and that the
+ * workers count denormal floats as zero (MXCSR's FTZ and DAZ: see
+ * denormals.h). Prints "ok" or what failed, and exits non-zero on failure.
  *
  *===----------------------------------------------------------------------===*/
 #define _DEFAULT_SOURCE
@@ -63,6 +64,27 @@ static void count_twice(void *ctx, int64_t lo, int64_t hi) {
 }
 
 static counts a, b;
+
+/* Records the order iterations ran in (dlc_parallel_for_alternating). */
+static atomic_int next_seq, seq[MAX_N];
+static void record_order(void *ctx, int64_t lo, int64_t hi) {
+  counts *c = ctx;
+  for (int64_t i = lo; i < hi; ++i) {
+    atomic_fetch_add(&c->runs[i], 1);
+    atomic_store(&seq[i], atomic_fetch_add(&next_seq, 1));
+  }
+}
+
+/* Whether iterations [0, n) ran in increasing (1) or decreasing (-1)
+ * order, else 0. */
+static int order_of(int64_t n) {
+  int up = 1, down = 1;
+  for (int64_t i = 1; i < n; ++i) {
+    up &= atomic_load(&seq[i]) > atomic_load(&seq[i - 1]);
+    down &= atomic_load(&seq[i]) < atomic_load(&seq[i - 1]);
+  }
+  return up ? 1 : down ? -1 : 0;
+}
 
 static void reset(counts *c, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
@@ -140,6 +162,33 @@ int main(void) {
                 (long long)i, atomic_load(&a.thread[i]));
     }
   }
+  /* Alternating loops: on one thread, front to back, then after a flip
+   * back to front, then front to back again; on all threads, every
+   * iteration once whichever way, flip after flip. */
+  pool.active = 1;
+  for (int k = 0; k < 3; ++k) {
+    reset(&a, 100);
+    dlc_parallel_for_alternating(&pool, record_order, &a, a.n);
+    expect_each(&a, 1, "alternating, one thread");
+    CHECK(order_of(a.n) == (k % 2 ? -1 : 1), "alternating loop %d on one thread ran %s", k,
+          order_of(a.n) == 1 ? "front to back" : order_of(a.n) ? "back to front" : "out of order");
+    dlc_pool_flip_sweeps(&pool);
+  }
+  pool.sweep_backward = 0;
+  pool.active = threads;
+  for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); ++s) {
+    reset(&a, sizes[s]);
+    reset(&b, sizes[s]);
+    for (int r = 0; r < 50; ++r) {
+      dlc_parallel_for_alternating(&pool, record_order, &a, a.n);
+      dlc_parallel_for(&pool, count_twice, &b, b.n);
+      dlc_pool_flip_sweeps(&pool);
+    }
+    expect_each(&a, 50, "alternating");
+    expect_each(&b, 100, "count_twice between alternating loops");
+  }
+  pool.sweep_backward = 0;
+
   /* Many tiny loops back to back (the workers mostly still on the last). */
   pool.active = threads;
   reset(&a, 3);
