@@ -686,7 +686,9 @@ struct TileAndVectorizePass
     int64_t matvecAccumulators = std::min<int64_t>(maxAccumulators, 12);
     int64_t matvecPanels = 0;
     unsigned panelDim = dims->n.size() > 1 ? dims->n[dims->n.size() - 2] : n;
-    // Weights of over half the L2 in panels: tiles of at most 64 lanes
+    // Weights of over half the L2 and at most twice it in panels (beyond
+    // that they stream from L3 or memory however swept): tiles of at most
+    // 64 lanes
     // (four AVX-512 panels, eight AVX2 ones: 256 bytes of weights a k
     // step), each tile an iteration of the parallel loop. A sweep then has
     // tiles enough to run back to front on alternate runs
@@ -701,7 +703,8 @@ struct TileAndVectorizePass
     if (!panels && !llvm::any_of(ranges, ShapedType::isDynamic) && ranges[m] < tileRows) {
       int64_t most = matvecAccumulators / std::max<int64_t>(1, ranges[m]);
       if (panelDim != n && ranges[n] == vectorWidth) {
-        streamedPanels = 2 * 4 * ranges[k] * ranges[panelDim] * ranges[n] > l2CacheBytes;
+        int64_t weightBytes = 4 * ranges[k] * ranges[panelDim] * ranges[n];
+        streamedPanels = 2 * weightBytes > l2CacheBytes && weightBytes <= 2 * l2CacheBytes;
         if (streamedPanels)
           most = std::min<int64_t>(most, std::max<int64_t>(1, 64 / vectorWidth));
         for (int64_t v = most; v > 1 && !matvecPanels; --v)

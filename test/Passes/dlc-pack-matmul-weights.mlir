@@ -49,9 +49,32 @@ func.func @one_vector_panels(%a: tensor<8x64xf32>, %c: tensor<8x24xf32>) -> tens
 
 // -----
 
-// Left alone: a matrix-vector product whose width is not a multiple of its
-// lanes (10), a weight that is not a constant, a width that is not a
-// multiple of the lanes.
+// A width within an eighth of a multiple of the lanes (a classifier's 1000
+// outputs; here 100, matvec-lanes 8) is padded with zero columns to 13
+// panels. The product then starts from zeros over 104 columns, and C is
+// added to its first 100.
+// CHECK-LABEL: func.func @padded_panels
+// CHECK-SAME: (%[[V:.*]]: tensor<1x64xf32>, %[[C:.*]]: tensor<1x100xf32>)
+// CHECK: %[[WP:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<13x64x8xf32>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x104xf32>)
+// CHECK: %[[Z3:.*]] = tensor.expand_shape %[[ZERO]] {{\[}}[0], [1, 2]] {{.*}} into tensor<1x13x8xf32>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[V]], %[[WP]] : tensor<1x64xf32>, tensor<13x64x8xf32>) outs(%[[Z3]] : tensor<1x13x8xf32>)
+// CHECK: %[[G2:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] {{.*}} into tensor<1x104xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[G2]][0, 0] [1, 100] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[S]], %[[C]] : tensor<1x100xf32>, tensor<1x100xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.matmul
+func.func @padded_panels(%v: tensor<1x64xf32>, %c: tensor<1x100xf32>) -> tensor<1x100xf32> {
+  %k = arith.constant dense<0.5> : tensor<64x100xf32>
+  %0 = linalg.matmul ins(%v, %k : tensor<1x64xf32>, tensor<64x100xf32>) outs(%c : tensor<1x100xf32>) -> tensor<1x100xf32>
+  return %0 : tensor<1x100xf32>
+}
+
+// -----
+
+// Left alone: a matrix-vector product whose width is under two panels and
+// would be over an eighth padding (10), a weight that is not a constant, a
+// width that is not within an eighth of a multiple of the lanes (20 of 32).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-COUNT-3: linalg.matmul
 func.func @left_alone(%v: tensor<1x64xf32>, %a: tensor<8x64xf32>, %w: tensor<64x32xf32>,
