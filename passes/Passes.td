@@ -211,8 +211,13 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
     (M < 4) take panels of `matvec-lanes` (one vector; 0 leaves them as
     they are): their register tile spans several panels, one vector
     register each (see dlc-tile-and-vectorize). N a multiple of
-    `matvec-lanes` but not of `lanes` takes panels of `matvec-lanes`; N a
-    multiple of neither is left as it is.
+    `matvec-lanes` but not of `lanes` takes panels of `matvec-lanes`. N
+    over one panel and within an eighth of a whole number of them (a
+    classifier's 1000 outputs: 63 panels of 16) is padded with zero
+    columns: the product then starts from zeros over the padded width, is
+    sliced back to N, and C is added to it (a tensor.pad of C, a bias
+    broadcast, lost all but its last vector's write in LLVM 19's folding
+    of insert_slice into transfer_write). Other N are left as they are.
   }];
   let options = [
     Option<"lanes", "lanes", "int64_t", /*default=*/"16",
