@@ -688,10 +688,9 @@ struct TileAndVectorizePass
     unsigned panelDim = dims->n.size() > 1 ? dims->n[dims->n.size() - 2] : n;
     // Weights of over half the L2 and at most twice it in panels (beyond
     // that they stream from L3 or memory however swept): tiles of at most
-    // 64 lanes
-    // (four AVX-512 panels, eight AVX2 ones: 256 bytes of weights a k
-    // step), each tile an iteration of the parallel loop. A sweep then has
-    // tiles enough to run back to front on alternate runs
+    // 64 lanes (four AVX-512 panels, eight AVX2 ones: 256 bytes of weights
+    // a k step), each tile an iteration of the parallel loop. A sweep then
+    // has tiles enough to run back to front on alternate runs
     // (dlc-alternate-sweeps), and the last tiles read, still in L2, are
     // read first; in two tiles the reversed sweep ran no faster. The MLP's
     // 784 x 256 layer (0.8 MB; Zen 5, 1 MB of L2), one thread, a call:

@@ -73,10 +73,10 @@ void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int
  * each run, a working set a little over the cache misses on every line
  * (the cache evicts the line the sweep needs next, the one used longest
  * ago); swept alternately, the lines read last are read first. The MLP's
- * 0.93 MB of weights in a 1 MB L2 (Zen 5), one thread: 4.9 us a call
- * against 5.65 one way (bench/read_bandwidth.c's loop: 4.1 against 5.7
- * us). The order of a parallel loop's iterations never changes what it
- * computes. */
+ * 0.93 MB of weights in a 1 MB L2 (Zen 5), one thread: 4.8-5.0 us a
+ * call against 5.65 one way (bench/read_bandwidth.c's loop: 4.1-5.1
+ * against 5.5-5.9 us). The order of a parallel loop's iterations never
+ * changes what it computes. */
 void dlc_parallel_for_alternating(void *pool, dlc_body_fn fn, void *ctx, int64_t n);
 /* Turns the alternating loops' direction around: the runtime calls it
  * before each run of the entry. */
