@@ -76,7 +76,10 @@ int dlc_create(dlc_model **out, void *arena, size_t arena_bytes);
  * stack of the thread that runs them, the caller's included. Denormal
  * floats count as zero while it runs (x86's MXCSR FTZ and DAZ, set on the
  * calling thread and restored before it returns): on Intel cores they
- * slow arithmetic about 100x. dlc_train_step does the same. */
+ * slow arithmetic about 100x. dlc_train_step does the same. A model whose
+ * weights nearly fit one core's L2 runs its parallel loops back to front
+ * on every other call (dlc-alternate-sweeps): the results are the same
+ * bits either way. */
 int dlc_run(dlc_model *model, const dlc_tensor *inputs, size_t num_inputs,
             dlc_tensor *outputs, size_t num_outputs);
 
