@@ -80,6 +80,27 @@ func.func @streamed_panels(%x: tensor<1x784xf32>, %w: tensor<32x784x8xf32>, %acc
 
 // -----
 
+// Panels of over twice the L2 (4 MB: a classifier's weights, which come
+// from L3 or memory however they are swept) keep the usual tiling: cache
+// tiles of cache-n lanes (16 panels), register tiles of eight.
+// CHECK-LABEL: func.func @panels_over_twice_l2
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (16)
+// CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<8x1x8xf32> into vector<1x8x8xf32>
+#amap = affine_map<(m, p, l, k) -> (m, k)>
+#pmap = affine_map<(m, p, l, k) -> (p, k, l)>
+#cmap = affine_map<(m, p, l, k) -> (m, p, l)>
+func.func @panels_over_twice_l2(%x: tensor<1x2048xf32>, %w: tensor<64x2048x8xf32>, %acc: tensor<1x64x8xf32>) -> tensor<1x64x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#amap, #pmap, #cmap], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x2048xf32>, tensor<64x2048x8xf32>) outs(%acc : tensor<1x64x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x64x8xf32>
+  return %0 : tensor<1x64x8xf32>
+}
+
+// -----
+
 // Unpacked, the row widens by a power-of-two count of vectors that divides
 // N (1 x 64 over 256 columns): LLVM splits a loop-carried vector of 40
 // floats into scalars through the stack.
