@@ -107,10 +107,10 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
 } // namespace
 
 void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
-  // A residual branch's BatchNorm into its conv's weights (one epilogue
-  // vector instead of two: see dlc-fold-residual-batch-norm).
+  // BatchNorms into their convs' weights where that runs faster (a bias
+  // instead of a scale and a shift: see dlc-fold-batch-norm).
   if (opts.optLevel > 0)
-    pm.addNestedPass<func::FuncOp>(dlc::createFoldResidualBatchNorm());
+    pm.addNestedPass<func::FuncOp>(dlc::createFoldBatchNorm());
   // Graph level -> linalg on tensors.
   // Window taps from row vectors where a row's store is one masked store
   // (AVX-512; on AVX2 7-wide rows split into three stores, and MobileNetV2
