@@ -369,9 +369,12 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
       .getResult(0);
 }
 
-int64_t reductionLanes(int64_t size, int64_t vectorWidth) {
+int64_t reductionLanes(int64_t size, int64_t vectorWidth, bool partialVectors) {
   for (int64_t lanes : {vectorWidth, vectorWidth / 2})
     if (lanes > 1 && size % lanes == 0 && size >= 2 * lanes)
+      return lanes;
+  for (int64_t lanes = vectorWidth - 1; partialVectors && lanes > vectorWidth / 2; --lanes)
+    if (size % lanes == 0 && size >= 2 * lanes)
       return lanes;
   return 0;
 }

@@ -187,8 +187,10 @@ Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init);
 
 /// The lane count for sumInLanes over an innermost reduction of `size`
 /// elements: a full vector of the target (`vectorWidth`) or half of one,
-/// whichever divides it; 0 when neither does or the dim is short.
-int64_t reductionLanes(int64_t size, int64_t vectorWidth = 8);
+/// whichever divides it; with `partialVectors`, else the most lanes between
+/// the two that divide it (a 7x7 map's 49 pixels in 7); 0 when none does or
+/// the dim is short.
+int64_t reductionLanes(int64_t size, int64_t vectorWidth = 8, bool partialVectors = false);
 
 /// 1 / divisor of each average-pool output position [OH, OW] (of `outType`'s
 /// element type), counted at compile time: window cells inside the input, or

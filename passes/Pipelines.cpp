@@ -82,11 +82,12 @@ int64_t gemmDepthTile(const dlc::CpuPipelineOptions &opts) {
 /// so that they vectorize and their bias and activation fuse into them.
 void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
                       bool foldPoolPadding = false, bool windowTaps = false,
-                      int64_t slideLanes = 0) {
+                      int64_t slideLanes = 0, bool partialReductionLanes = false) {
   pm.addNestedPass<func::FuncOp>(dlc::createWidenNarrowFloats());
   dlc::LowerToLinalgOptions lower;
   lower.maxWorkspaceBytes = maxWorkspaceBytes;
   lower.foldPoolPadding = foldPoolPadding;
+  lower.partialReductionLanes = partialReductionLanes;
   pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
   if (windowTaps) {
     pm.addNestedPass<func::FuncOp>(dlc::createDepthwiseConvToTaps());
@@ -115,9 +116,13 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Window taps from row vectors where a row's store is one masked store
   // (AVX-512; on AVX2 7-wide rows split into three stores, and MobileNetV2
   // measured even there: 6.03 -> 6.04 ms at one thread, Zen 5).
+  // Sums of 49 (7x7 maps) in 7 lanes rather than one chain a channel (see
+  // dlc-lower-to-linalg's GlobalAveragePool); the GPU's reductions keep
+  // their kernels.
   addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
                    /*windowTaps=*/opts.optLevel > 0,
-                   /*slideLanes=*/opts.vectorWidth >= 16 ? opts.vectorWidth : 0);
+                   /*slideLanes=*/opts.vectorWidth >= 16 ? opts.vectorWidth : 0,
+                   /*partialReductionLanes=*/true);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
   // Batched convs run image chunks whose columns fit in the last-level

@@ -67,51 +67,61 @@ func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
 // Rows wider than a vector (9 > 8 lanes): each output row in pieces of 8
-// and 1 lanes, each tap read from the unpadded input at its shift (the
-// (0, 0) tap's first piece one column left: its aligned read shuffled, lane
-// 0 the pad's zero; the (2, 2) tap's second piece starts past the row and
-// is the zero row). Rows 0 and 3, whose windows leave the input, are
-// unrolled; rows 1 and 2 are one scf.for.
+// and 1 lanes, each tap a shuffle of the aligned pieces around its shift
+// (the (0, 0) tap's first piece one column left: lane 0 the pad's zero, the
+// rest the row's first piece; the (2, 2) tap's second piece starts past
+// the row and is the zero row). Rows 0 and 6, whose windows leave the
+// input, are unrolled, and so is row 5, past the last whole block of four;
+// rows 1 to 4 are one iteration of an scf.for of step 4 in which each input
+// row's pieces are read once: row r + 1's first piece is the (2, 2) tap of
+// row r and, shifted right, the (0, 0) tap of row r + 2.
 // CHECK-LABEL: func.func @wide_rows
-// CHECK-SAME: (%[[X:.*]]: tensor<1x2x4x9xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x7x9xf32>)
 // CHECK-NOT: tensor.pad
 // CHECK: scf.forall (%[[N:.*]], %[[C:.*]]) in (1, 2)
 // CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
-// Row 0, first piece: the (2, 2) tap is row 1 from column 1.
-// CHECK: %[[A:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c1{{.*}}, %c1{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<8xf32>
-// CHECK: arith.addf %[[ZROW]], %[[A]] : vector<8xf32>
-// Row 3, first piece: the (0, 0) tap is row 2 shifted right.
-// CHECK: %[[B:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c2{{.*}}, %c0{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<8xf32>
-// CHECK: vector.shuffle %[[B]], %[[ZROW]] [8, 0, 1, 2, 3, 4, 5, 6]
-// Its second piece: columns 7 and 8, zeros past them.
-// CHECK: %[[T:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c2{{.*}}, %c7{{.*}}]{{.*}} : tensor<1x2x4x9xf32>, vector<2xf32>
-// CHECK: vector.insert_strided_slice %[[T]], %[[ZROW]]
-// CHECK: %[[ROWS:.*]] = scf.for %[[R:.*]] = %c1{{.*}} to %c3{{.*}} step %c1{{.*}} iter_args(%[[P:.*]] = %{{.*}})
+// Row 0, first piece: the (2, 2) tap is row 1 from column 1, the row's
+// column 8 in the second piece's lane 0.
+// CHECK: %[[A:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c1, %c0]{{.*}} : tensor<1x2x7x9xf32>, vector<8xf32>
+// CHECK: %[[A8:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c1, %c8]{{.*}} : tensor<1x2x7x9xf32>, vector<1xf32>
+// CHECK: %[[AHI:.*]] = vector.insert_strided_slice %[[A8]], %[[ZROW]]
+// CHECK: %[[AT:.*]] = vector.shuffle %[[A]], %[[AHI]] [1, 2, 3, 4, 5, 6, 7, 8]
+// CHECK: arith.addf %[[ZROW]], %[[AT]] : vector<8xf32>
+// Row 5, first piece: the (0, 0) tap is row 4 shifted right.
+// CHECK: %[[B:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %c4, %c0]{{.*}} : tensor<1x2x7x9xf32>, vector<8xf32>
+// CHECK: vector.shuffle %[[ZROW]], %[[B]] [7, 8, 9, 10, 11, 12, 13, 14]
+// CHECK: vector.transfer_write %{{.*}}[%c0, %c0, %c5, %c0]
+// CHECK: %[[ROWS:.*]] = scf.for %[[R:.*]] = %c1 to %c5 step %c4 iter_args(%[[P:.*]] = %{{.*}})
 // CHECK: %[[ABOVE:.*]] = arith.addi %[[R]], %c-1
-// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[ABOVE]], %c0{{.*}}]
+// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[ABOVE]], %c0]
 // CHECK: %[[BELOW:.*]] = arith.addi %[[R]], %c1
-// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c1{{.*}}]
-// CHECK: vector.transfer_write %{{.*}}, %[[P]][%{{.*}}, %{{.*}}, %[[R]], %c0{{.*}}]
+// CHECK: %[[NEXT:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c0]
+// CHECK: vector.transfer_write %{{.*}}, %[[P]][%c0, %c0, %[[R]], %c0]
+// CHECK: vector.transfer_write %{{.*}}[%c0, %c0, %[[BELOW]], %c0]
+// CHECK-NOT: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c0]
+// CHECK: vector.shuffle %[[ZROW]], %[[NEXT]] [7, 8, 9, 10, 11, 12, 13, 14]
+// CHECK: %[[ROW3:.*]] = arith.addi %[[R]], %c3
+// CHECK: vector.transfer_write %{{.*}}[%c0, %c0, %[[ROW3]], %c8]
 // CHECK: scf.yield
 // CHECK: tensor.parallel_insert_slice %[[ROWS]]
-func.func @wide_rows(%x: tensor<1x2x4x9xf32>) -> tensor<1x2x4x9xf32> {
+func.func @wide_rows(%x: tensor<1x2x7x9xf32>) -> tensor<1x2x7x9xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%a: index, %b: index, %c: index, %d: index):
     tensor.yield %zero : f32
-  } : tensor<1x2x4x9xf32> to tensor<1x2x6x11xf32>
-  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 4, 9] [1, 1, 1, 1] : tensor<1x2x6x11xf32> to tensor<1x2x4x9xf32>
-  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 4, 9] [1, 1, 1, 1] : tensor<1x2x6x11xf32> to tensor<1x2x4x9xf32>
-  %e = tensor.empty() : tensor<1x2x4x9xf32>
+  } : tensor<1x2x7x9xf32> to tensor<1x2x9x11xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 7, 9] [1, 1, 1, 1] : tensor<1x2x9x11xf32> to tensor<1x2x7x9xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 7, 9] [1, 1, 1, 1] : tensor<1x2x9x11xf32> to tensor<1x2x7x9xf32>
+  %e = tensor.empty() : tensor<1x2x7x9xf32>
   %0 = linalg.generic {indexing_maps = [#id, #id, #id],
                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-      ins(%t00, %t22 : tensor<1x2x4x9xf32>, tensor<1x2x4x9xf32>)
-      outs(%e : tensor<1x2x4x9xf32>) {
+      ins(%t00, %t22 : tensor<1x2x7x9xf32>, tensor<1x2x7x9xf32>)
+      outs(%e : tensor<1x2x7x9xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %0 = arith.addf %a, %b : f32
     linalg.yield %0 : f32
-  } -> tensor<1x2x4x9xf32>
-  return %0 : tensor<1x2x4x9xf32>
+  } -> tensor<1x2x7x9xf32>
+  return %0 : tensor<1x2x7x9xf32>
 }
 
 // -----
