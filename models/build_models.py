@@ -390,7 +390,9 @@ def op_models():
     # (pieces of 16, 16 and 1 lanes) 5x5 depthwise convs at strides 1 and 2
     # (column shifts of -2 to 2) and a 3x3 stride-2 max pool whose 17
     # outputs a row go in two pieces, the second's lane 0 the first's last
-    # column. Batch 2.
+    # column. On 7x7 maps (rows of 7: two channels a vector, one a half) a
+    # 3x3 depthwise conv with BatchNorm and Clip, a 5x5 one (shifts of up
+    # to 2 within each half) and a 3x3 max pool. Batch 2.
     g = Graph(25)
     n1 = g.relu6(g.bn(g.conv("x", 24, 24, 3, 1, 1, group=24), 24))  # 2x24x15x15
     n2 = g.conv("x", 24, 24, 3, 2, 1, group=24)  # 2x24x8x8
@@ -398,10 +400,15 @@ def op_models():
     w1 = g.node("Relu", [g.conv("y", 16, 16, 5, 1, 2, group=16)])  # 2x16x33x33
     w2 = g.conv("y", 16, 16, 5, 2, 2, group=16, bias=False)  # 2x16x17x17
     w3 = g.node("MaxPool", ["y"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    p1 = g.relu6(g.bn(g.conv("z", 24, 24, 3, 1, 1, group=24), 24))  # 2x24x7x7
+    p2 = g.conv("z", 24, 24, 5, 1, 2, group=24)  # 2x24x7x7
+    p3 = g.node("MaxPool", ["z"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])  # 2x24x7x7
     models["window_taps"] = g.model(
-        "window_taps", [tensor("x", [2, 24, 15, 15]), tensor("y", [2, 16, 33, 33])],
+        "window_taps",
+        [tensor("x", [2, 24, 15, 15]), tensor("y", [2, 16, 33, 33]), tensor("z", [2, 24, 7, 7])],
         [tensor(n1, [2, 24, 15, 15]), tensor(n2, [2, 24, 8, 8]), tensor(n3, [2, 24, 15, 15]),
-         tensor(w1, [2, 16, 33, 33]), tensor(w2, [2, 16, 17, 17]), tensor(w3, [2, 16, 17, 17])])
+         tensor(w1, [2, 16, 33, 33]), tensor(w2, [2, 16, 17, 17]), tensor(w3, [2, 16, 17, 17]),
+         tensor(p1, [2, 24, 7, 7]), tensor(p2, [2, 24, 7, 7]), tensor(p3, [2, 24, 7, 7])])
     # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must

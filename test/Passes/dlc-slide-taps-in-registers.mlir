@@ -65,6 +65,65 @@ func.func @diagonal(%x: tensor<1x2x3x5xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x
 // -----
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+
+// Rows of 3 fit half of 8 lanes with a lane to spare: two channels a
+// vector, a forall over channel pairs. Channel 2c's row in lanes 0-2,
+// channel 2c + 1's in lanes 4-6, lanes 3 and 7 the pad's zero; each half
+// shifts on its own (the row's end brings in the zero, not the other
+// channel), the per-channel weight is one vector of both, and each output
+// row is written twice, from each half.
+// CHECK-LABEL: func.func @paired_channels
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x3x3xf32>, %[[W:.*]]: tensor<2xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["pc: depthwise: 2 taps from rows of 3 read once, two channels a vector, and shifted in registers (8-lane rows, no padded copy)"]
+// CHECK: scf.forall (%[[N:.*]], %[[P:.*]]) in (1, 1)
+// CHECK: %[[C0:.*]] = arith.muli %[[P]], %c2
+// CHECK: %[[C1:.*]] = arith.addi %[[C0]], %c1
+// CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: %[[W0:.*]] = tensor.extract %[[W]][%[[C0]]]
+// CHECK: %[[W1:.*]] = tensor.extract %[[W]][%[[C1]]]
+// CHECK: %[[WB0:.*]] = vector.broadcast %[[W0]]
+// CHECK: %[[WB1:.*]] = vector.broadcast %[[W1]]
+// CHECK: %[[WV:.*]] = vector.shuffle %[[WB0]], %[[WB1]] [0, 1, 2, 3, 12, 13, 14, 15]
+// CHECK: %[[PLANE:.*]] = tensor.extract_slice %{{.*}}[%[[N]], %[[C0]], 0, 0] [1, 2, 3, 3]
+// CHECK: %[[A:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C0]], %c1, %c0]{{.*}} : tensor<1x2x3x3xf32>, vector<3xf32>
+// CHECK: %[[AW:.*]] = vector.insert_strided_slice %[[A]], %[[ZROW]] {offsets = [0], strides = [1]}
+// CHECK: %[[B:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C1]], %c1, %c0]{{.*}} : tensor<1x2x3x3xf32>, vector<3xf32>
+// CHECK: %[[ROW1:.*]] = vector.insert_strided_slice %[[B]], %[[AW]] {offsets = [4], strides = [1]}
+// CHECK: %[[LEFT:.*]] = vector.shuffle %[[ROW1]], %[[ZROW]] [1, 2, 8, 8, 5, 6, 8, 8]
+// CHECK: %[[S:.*]] = math.fma %[[LEFT]], %[[WV]], %{{.*}} : vector<8xf32>
+// CHECK: %[[OUT0:.*]] = vector.extract_strided_slice %[[S]] {offsets = [0], sizes = [3], strides = [1]}
+// CHECK: %[[P0:.*]] = vector.transfer_write %[[OUT0]], %[[PLANE]][%c0, %c0, %c0, %c0]
+// CHECK: %[[OUT1:.*]] = vector.extract_strided_slice %[[S]] {offsets = [4], sizes = [3], strides = [1]}
+// CHECK: vector.transfer_write %[[OUT1]], %[[P0]][%c0, %c1, %c0, %c0]
+// Row 1's (0, 0) tap: row 0 shifted right, each half's lane 0 the zero.
+// CHECK: vector.shuffle %{{.*}}, %[[ZROW]] [8, 0, 1, 2, 8, 4, 5, 6]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], %[[C0]], 0, 0] [1, 2, 3, 3]
+func.func @paired_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<2xf32>) -> tensor<1x2x3x3xf32>
+    attributes {dlc.conv_kernels = ["pc: depthwise: 2 taps summed in one elementwise loop"]} {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x3x3xf32> to tensor<1x2x5x5xf32> loc("pc")
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1] : tensor<1x2x5x5xf32> to tensor<1x2x3x3xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 3, 3] [1, 1, 1, 1] : tensor<1x2x5x5xf32> to tensor<1x2x3x3xf32>
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #ch, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22, %w : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<2xf32>)
+      outs(%e : tensor<1x2x3x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %s: f32, %o: f32):
+    %0 = math.fma %a, %s, %zero : f32
+    %1 = math.fma %c, %s, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
 // Rows wider than a vector (9 > 8 lanes): each output row in pieces of 8
 // and 1 lanes, each tap a shuffle of the aligned pieces around its shift
