@@ -284,10 +284,10 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
                                         ValueRange{init}, std::nullopt);
   b.setInsertionPointToStart(forall.getBody());
   Value bn = forall.getInductionVar(0), ch = forall.getInductionVar(1);
+  // Paired: the pair's first channel and the next (unused otherwise).
   if (paired)
-    ch = b.create<arith::MulIOp>(loc, ch, b.create<arith::ConstantIndexOp>(loc, 2));
-  Value nextCh =
-      paired ? b.create<arith::AddIOp>(loc, ch, b.create<arith::ConstantIndexOp>(loc, 1)) : ch;
+    ch = b.create<arith::MulIOp>(loc, ch, idx(2));
+  Value nextCh = paired ? b.create<arith::AddIOp>(loc, ch, idx(1)).getResult() : ch;
   Value shared = forall.getRegionIterArgs()[0];
   Value zero = idx(0);
   // The pad's value in every lane: rows outside the input, and the lanes
