@@ -5,7 +5,8 @@
  * over many loops in a row (a worker that is late for one loop must not
  * run a chunk of the next with the old body), and that a thread done with
  * its share takes over chunks of a share that is held up, and that a
- * share's chunks shrink to single iterations at its end, and that groups
+ * share's chunks shrink to single iterations at its end while its owner
+ * takes no more than a quarter of it at first, and that groups
  * of the pool's threads run their own loops, and that an alternating loop
  * turns around at each flip (every iteration still once), and that the
  * workers count denormal floats as zero (MXCSR's FTZ and DAZ: see
@@ -196,9 +197,10 @@ int main(void) {
     dlc_parallel_for_threads(&pool, count, &a, 3);
   expect_each(&a, 100000, "tiny loops");
 
-  /* A share's chunks shrink: its first is more than an even 32nd of it,
-   * its last (what a thread done early waits for at a loop's end) about a
-   * 1024th. Where a share is under 1024 iterations (16 threads: 771) the
+  /* A share's chunks shrink: its owner's first take (several chunks,
+   * OWNER_TAKES_OF) is more than an even 32nd of it and at most a
+   * quarter, its last chunk (what a thread done early waits for at a
+   * loop's end) about a 1024th. Where a share is under 1024 iterations (16 threads: 771) the
    * last chunk rounds to empty and the one before it, 4/1024ths, runs the
    * share's last iteration. */
   if (threads > 1) {
@@ -212,6 +214,11 @@ int main(void) {
       CHECK(atomic_load(&a.chunk[first]) > (last - first + 1) / 32,
             "share %d: first chunk of %d iterations, no more than an even 32nd", t,
             atomic_load(&a.chunk[first]));
+      /* Its owner's first take, several chunks (OWNER_TAKES_OF), leaves
+       * three quarters of it for the others to take. */
+      CHECK(atomic_load(&a.chunk[first]) <= (last - first + 1) / 4,
+            "share %d: its owner's first take ran %d of its %lld iterations", t,
+            atomic_load(&a.chunk[first]), (long long)(last - first + 1));
     }
   }
 
