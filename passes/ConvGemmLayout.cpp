@@ -90,6 +90,15 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
       roundUp(pixels, target.lanes) * 8 > roundUp(pixels, target.narrowLanes) * 9)
     lanes = target.narrowLanes;
   GemmLayout rowPanels{panelRowsFor(target.rows, filters), lanes};
+  // A narrow tail instead of a padded tile, where the pixels are few
+  // enough that the padding is a large part of them (MobileNetV2's 14x14
+  // maps: 12 of 208 pixels padding instead of 28 of 224). Not past 16
+  // tiles: paddedPixels pads those to an odd count for L1's sets.
+  constexpr int64_t kMaxTailTiles = 16;
+  if (target.narrowLanes > 0 && lanes == target.lanes && pixels > lanes &&
+      roundUp(pixels, lanes) / lanes < kMaxTailTiles &&
+      roundUp(pixels, target.narrowLanes) < roundUp(pixels, lanes))
+    rowPanels.tailLanes = target.narrowLanes;
   if (filters * depth * pixels < kMinMultiplyAdds)
     return rowPanels;
   // The transposed tile's pixels: the target's rows, or on AVX2 (6 rows)
@@ -169,9 +178,12 @@ std::string dlc::packedKernelName(const GemmLayout &l, int64_t f, int64_t p, int
            " -> " + std::to_string(roundUp(f, l.lanes)) + " filters), " +
            std::to_string(l.rows) + "-" + unit.drop_back().str() + " rows (" + std::to_string(p) +
            " -> " + std::to_string(pp) + " " + unit.str() + ")";
+  std::string tail =
+      l.tailLanes && pp % l.lanes ? " and a " + std::to_string(l.tailLanes) + "-lane one" : "";
   return "filter in " + std::to_string(l.rows) + "-row panels (" + std::to_string(f) + " -> " +
          std::to_string(roundUp(f, l.rows)) + " rows), " + std::to_string(l.lanes) +
-         "-lane tiles (" + std::to_string(p) + " -> " + std::to_string(pp) + " " + unit.str() + ")";
+         "-lane tiles" + tail + " (" + std::to_string(p) + " -> " + std::to_string(pp) + " " +
+         unit.str() + ")";
 }
 
 /// The node `op` came from: its NameLoc, "?" without one.

@@ -49,6 +49,11 @@ struct GemmLayout {
   /// whose pixels `lanes` would pad by more than 1/8 beyond them (0: none):
   /// AVX-512's 12 x 32 tiles fall back to 12 x 16 on Winograd's 16 tiles.
   int64_t narrowLanes = 0;
+  /// Pixels padded to a multiple of this instead of `lanes` (0: not):
+  /// every register tile is `lanes` wide but the last, `tailLanes` wide
+  /// (dlc-tile-and-vectorize peels it). Set by layoutFor on row panels,
+  /// taken by 1x1 convs' GEMMs.
+  int64_t tailLanes = 0;
   /// The filter panels' width: the tile dim along the filters.
   int64_t panelWidth() const { return pixelRows ? lanes : rows; }
   /// The tile dim along the pixels, which are padded to a multiple of it.
@@ -69,7 +74,10 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 /// on AVX2 14x14 maps, 198 against 208 pixels, stay: the transposed tile's
 /// store costs more than 5%) and the GEMM has at least 2^19 multiply-adds
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
-/// ran 8% slower), else the target's.
+/// ran 8% slower), else the target's. Row panels whose pixels `lanes`
+/// would pad more than `narrowLanes` do, in fewer than 16 tiles, take a
+/// `narrowLanes` tail (tailLanes: MobileNetV2's 14x14 maps, 196 pixels as
+/// six 32-lane tiles and a 16-lane one, 208 against 224).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number

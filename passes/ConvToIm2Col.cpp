@@ -335,7 +335,7 @@ struct PointwiseConvToGemm : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     if (layout.rows)
       filter = dlc::constantF32Values(conv.getInputs()[1]);
     GemmLayout l = dlc::layoutFor(layout, f, c, hw);
-    int64_t pp = roundUp(hw, l.pixelTile());
+    int64_t pp = roundUp(hw, l.tailLanes ? l.tailLanes : l.pixelTile());
     recordKernel(conv, "1x1 as GEMM, no im2col; " +
                            (filter ? packedKernelName(l, f, hw, pp) : std::string("plain GEMM")));
     Value gemm = filter ? packedGemm(r, loc, packedFilter(r, loc, *filter, f, c, l.panelWidth()),

@@ -124,7 +124,8 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
            "with pack-rows, pixels padded to a multiple of this (register-tile lanes)">,
     Option<"narrowLanes", "narrow-lanes", "int64_t", /*default=*/"0",
            "with pack-rows, GEMMs whose pixels pad-lanes pads over 1/8 more than "
-           "this are padded to it instead (0: never)">,
+           "this are padded to it instead; 1x1 convs' GEMMs in under 16 tiles "
+           "that pad-lanes pads more pad to it for a tail tile (0: never)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,
@@ -262,6 +263,10 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     pixels (in chunks where the panels alone make fewer than 32 cache
     tiles), so that its output and residual rows are sequential streams.
     With `cache-k` of 1024 or more, K up to a quarter over it goes whole.
+    A panel GEMM whose pixels are a multiple of vector-width but not of
+    n-vectors x vector-width (dlc-conv-to-im2col's 16-lane tail: 208
+    pixels) takes them whole in each cache tile, in full register tiles
+    and one peeled tail a vector wide, its epilogue fused into both.
     A transposed panel (pixels as the register tile's rows, filters along
     `n-vectors` vectors) is one panel up to n-vectors x vector-width lanes
     wide.

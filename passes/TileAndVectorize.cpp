@@ -663,6 +663,14 @@ struct TileAndVectorizePass
     // vectors, 24 accumulators, spilled on every k and ran at half speed);
     // AVX-512VL's 32 take 24 (8-row panels over two vectors on Zen 4).
     int64_t lanes = nVectors * vectorWidth;
+    // Pixels in full tiles and one narrower tail (dlc::layoutFor's
+    // tailLanes: 208 as six tiles of 32 lanes and one of 16): the pixels go
+    // whole in each cache tile, and the register tiles' loop over them is
+    // peeled (registerTiles). Not where a cache tile builds its columns.
+    bool pixelTail = panels && !pixelRows && nVectors > 1 && !ShapedType::isDynamic(ranges[n]) &&
+                     ranges[n] > lanes && ranges[n] % lanes != 0 &&
+                     ranges[n] % vectorWidth == 0 && tileRows * nVectors <= maxAccumulators &&
+                     !fusedColumns.lookup(op.getOperation()).first;
     if (pixelRows) {
       lanes = std::max<int64_t>(1, maxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth));
       // Pixels padded to fewer per tile (dlc::layoutFor: 49 as 10 x 5) take
@@ -671,7 +679,8 @@ struct TileAndVectorizePass
       if (!ShapedType::isDynamic(ranges[n]))
         while (lanes > 1 && ranges[n] % lanes != 0)
           --lanes;
-    } else if (panels && (ranges[n] % lanes != 0 || tileRows * nVectors > maxAccumulators))
+    } else if (panels && !pixelTail &&
+               (ranges[n] % lanes != 0 || tileRows * nVectors > maxAccumulators))
       lanes = vectorWidth;
     // Fewer rows than the register tile has (batch-1 fully connected
     // layers): the unused accumulators go along N. One row of two vectors
@@ -716,7 +725,7 @@ struct TileAndVectorizePass
       }
     }
     cache[m] = panels ? 0 : cacheTile(cacheM, ranges[m], rows);
-    cache[n] = cacheTile(cacheN, ranges[n], lanes);
+    cache[n] = pixelTail ? 0 : cacheTile(cacheN, ranges[n], lanes);
     // Columns built per cache tile: tiles of whole output rows.
     auto fused = fusedColumns.lookup(op.getOperation());
     linalg::GenericOp columns = fused.first;
@@ -808,14 +817,15 @@ struct TileAndVectorizePass
                                            1, ranges[d] * panelTiles / kEnoughForallTiles),
                                        ranges[d], 1);
       }
-      bool byPanel = !pixelRows && !columns && panelMajor(*dims, ranges, lanes, cache);
+      bool byPanel =
+          !pixelRows && !columns && !pixelTail && panelMajor(*dims, ranges, lanes, cache);
       if (!columns && !byPanel)
         splitSmallGemm(op, *dims, ranges, lanes, cache);
       // Panel groups inside the pixel tiles: one thread's consecutive
       // iterations then read the same columns, from L2.
       if (!columns && !byPanel && balancePanelTiles(*dims, ranges, cache)) {
         auto panel = llvm::find_if(dims->m, [&](unsigned d) { return d != m; });
-        if (panel != dims->m.end() && *panel < n)
+        if (panel != dims->m.end() && *panel < n && !pixelTail)
           for (unsigned d = 0; d < ranges.size(); ++d) {
             if (d == *panel)
               forallOrder.push_back(n);
@@ -986,6 +996,13 @@ struct TileAndVectorizePass
     }
     for (auto [from, to] : result->replacements)
       rewriter.replaceAllUsesWith(from, to);
+    // The fill's and epilogue's vector sizes: the register tile's along
+    // the GEMM's output dims (a tail tile's shape is dynamic until peeled).
+    AffineMap outMap = gemm.getMatchingIndexingMap(gemm.getDpsInitOperand(0));
+    SmallVector<int64_t> outTile;
+    if (outMap.isProjectedPermutation())
+      for (unsigned j = 0; j < outMap.getNumResults(); ++j)
+        outTile.push_back(reg[outMap.getDimPosition(j)]);
     Operation *fill = gemm.getDpsInitOperand(0)->get().getDefiningOp();
     for (Operation *d : {epilogue ? epilogue.getOperation() : nullptr, gemm.getOperation(), fill})
       if (d && d->use_empty())
@@ -1002,6 +1019,22 @@ struct TileAndVectorizePass
       SmallVector<int64_t> shape = t.getStaticLoopRanges();
       if (!llvm::any_of(shape, ShapedType::isDynamic))
         t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(shape));
+      else if (outTile.size() == shape.size())
+        t->setAttr(kVectorSizes, rewriter.getDenseI64ArrayAttr(outTile));
+    }
+    // A loop whose tiles do not divide its range (a pixel tail) in full
+    // tiles and the tail's own: each copy's sizes fold to constants, and
+    // the tail vectorizes at its width instead of masking a full tile.
+    for (LoopLikeOpInterface loop : result->loops) {
+      auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
+      std::optional<int64_t> lb = forOp ? getConstantIntValue(forOp.getLowerBound()) : std::nullopt;
+      std::optional<int64_t> ub = forOp ? getConstantIntValue(forOp.getUpperBound()) : std::nullopt;
+      std::optional<int64_t> step = forOp ? getConstantIntValue(forOp.getStep()) : std::nullopt;
+      if (!lb || !ub || !step || (*ub - *lb) % *step == 0)
+        continue;
+      scf::ForOp tail;
+      rewriter.setInsertionPoint(forOp);
+      (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, tail);
     }
     return true;
   }
