@@ -93,10 +93,12 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // A narrow tail instead of a padded tile, where the pixels are few
   // enough that the padding is a large part of them (MobileNetV2's 14x14
   // maps: 12 of 208 pixels padding instead of 28 of 224). Not past 16
-  // tiles: paddedPixels pads those to an odd count for L1's sets.
+  // tiles: paddedPixels pads those to an odd count for L1's sets. At least
+  // kMinTailPanels panels: each cache tile takes all the pixels.
   constexpr int64_t kMaxTailTiles = 16;
   if (target.narrowLanes > 0 && lanes == target.lanes && pixels > lanes &&
       roundUp(pixels, lanes) / lanes < kMaxTailTiles &&
+      roundUp(filters, rowPanels.rows) / rowPanels.rows >= kMinTailPanels &&
       roundUp(pixels, target.narrowLanes) < roundUp(pixels, lanes))
     rowPanels.tailLanes = target.narrowLanes;
   if (filters * depth * pixels < kMinMultiplyAdds)

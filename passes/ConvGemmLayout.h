@@ -62,6 +62,17 @@ struct GemmLayout {
 
 inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
+/// Filter panels a GEMM needs for a pixel tail (GemmLayout::tailLanes):
+/// its cache tiles, the iterations the threads share, are then single
+/// panels over all the pixels, and fewer than this (dlc-tile-and-
+/// vectorize's 32 forall iterations) leave threads idle. On the device's
+/// Xeon at 16 threads (AVX-512, one process, best of 4 rounds), with all
+/// of MobileNetV2's 14x14 1x1 convs in tails (its 64- and 96-filter ones
+/// in 8 panels) the model took 1.135x its time before; with 32 panels or
+/// more (its 384- and 576-filter expand convs only) 0.999x. On Zen 5 at
+/// one and two threads: 0.973 and 0.980 against 0.984 and 0.992.
+constexpr int64_t kMinTailPanels = 32;
+
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
 /// where `lanes` would pad the pixels by more than 1/8 beyond that):
@@ -76,8 +87,9 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
 /// ran 8% slower), else the target's. Row panels whose pixels `lanes`
 /// would pad more than `narrowLanes` do, in fewer than 16 tiles, take a
-/// `narrowLanes` tail (tailLanes: MobileNetV2's 14x14 maps, 196 pixels as
-/// six 32-lane tiles and a 16-lane one, 208 against 224).
+/// `narrowLanes` tail where they are at least kMinTailPanels (tailLanes:
+/// MobileNetV2's 14x14 expand convs, 196 pixels as six 32-lane tiles and a
+/// 16-lane one, 208 against 224).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number

@@ -666,10 +666,16 @@ struct TileAndVectorizePass
     // Pixels in full tiles and one narrower tail (dlc::layoutFor's
     // tailLanes: 208 as six tiles of 32 lanes and one of 16): the pixels go
     // whole in each cache tile, and the register tiles' loop over them is
-    // peeled (registerTiles). Not where a cache tile builds its columns.
+    // peeled (registerTiles). Not where a cache tile builds its columns,
+    // nor over fewer than kMinTailPanels panels (the threads' iterations).
+    int64_t panelCount = 1;
+    for (unsigned d : dims->m)
+      if (d != m)
+        panelCount *= ShapedType::isDynamic(ranges[d]) ? 0 : ranges[d];
     bool pixelTail = panels && !pixelRows && nVectors > 1 && !ShapedType::isDynamic(ranges[n]) &&
                      ranges[n] > lanes && ranges[n] % lanes != 0 &&
                      ranges[n] % vectorWidth == 0 && tileRows * nVectors <= maxAccumulators &&
+                     panelCount >= dlc::kMinTailPanels &&
                      !fusedColumns.lookup(op.getOperation()).first;
     if (pixelRows) {
       lanes = std::max<int64_t>(1, maxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth));

@@ -21,12 +21,9 @@ func.func @sixteen_pixels(%x: tensor<1x4x4x4xf32>) -> tensor<1x12x4x4xf32> {
 // -----
 
 // 196 pixels (14x14 maps): 224 in 32-lane tiles against 208 in 16-lane
-// ones, 1/13 more: the wide tile stays, and the pixels go to 208 in six
-// of them and a 16-lane tail (dlc-tile-and-vectorize peels it). Without
-// narrow lanes (AVX2's layout) no tail: 224.
+// ones, 1/13 more: the wide tile stays.
 // NARROW-LABEL: func.func @fourteen_by_fourteen
-// NARROW-SAME: 32-lane tiles and a 16-lane one (196 -> 208 pixels)
-// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x208xf32>) outs(%{{.*}} : tensor<1x1x12x208xf32>)
+// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x1x12x224xf32>)
 // WIDE-LABEL: func.func @fourteen_by_fourteen
 // WIDE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x1x12x224xf32>)
 func.func @fourteen_by_fourteen(%x: tensor<1x4x14x14xf32>) -> tensor<1x12x14x14xf32> {
@@ -36,4 +33,25 @@ func.func @fourteen_by_fourteen(%x: tensor<1x4x14x14xf32>) -> tensor<1x12x14x14x
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x14x14xf32>, tensor<12x4x1x1xf32>) outs(%init : tensor<1x12x14x14xf32>) -> tensor<1x12x14x14xf32>
   return %0 : tensor<1x12x14x14xf32>
+}
+
+// -----
+
+// With 32 panels or more (dlc::kMinTailPanels: the cache tiles are then
+// single panels over all the pixels), the wide tile takes a 16-lane tail
+// instead: 208 pixels, six 32-lane tiles and a 16-lane one
+// (dlc-tile-and-vectorize peels it). Without narrow lanes (AVX2's layout)
+// no tail: 224.
+// NARROW-LABEL: func.func @pixel_tail
+// NARROW-SAME: 32-lane tiles and a 16-lane one (196 -> 208 pixels)
+// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x4x12xf32>, tensor<1x4x208xf32>) outs(%{{.*}} : tensor<1x32x12x208xf32>)
+// WIDE-LABEL: func.func @pixel_tail
+// WIDE: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x32x12x224xf32>)
+func.func @pixel_tail(%x: tensor<1x4x14x14xf32>) -> tensor<1x384x14x14xf32> {
+  %w = arith.constant dense<0.25> : tensor<384x4x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x384x14x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x384x14x14xf32>) -> tensor<1x384x14x14xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x14x14xf32>, tensor<384x4x1x1xf32>) outs(%init : tensor<1x384x14x14xf32>) -> tensor<1x384x14x14xf32>
+  return %0 : tensor<1x384x14x14xf32>
 }

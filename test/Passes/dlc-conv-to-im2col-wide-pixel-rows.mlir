@@ -54,10 +54,11 @@ func.func @rows_of_14(%x: tensor<1x256x14x14xf32>, %init: tensor<1x256x14x14xf32
 // -----
 
 // Fewer filters (96: three panels to pack the columns for) keep the row
-// panels; rows of 7 would pad 196 pixels only an eighth less. The pixels
-// take a 16-lane tail instead (see dlc-conv-to-im2col-narrow-lanes.mlir).
+// panels; rows of 7 would pad 196 pixels only an eighth less. Its 8
+// panels are too few for a 16-lane tail (dlc::kMinTailPanels; see
+// dlc-conv-to-im2col-narrow-lanes.mlir).
 // CHECK-LABEL: func.func @few_filters_14x14
-// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 12-row panels (96 -> 96 rows), 32-lane tiles and a 16-lane one (196 -> 208 pixels)"]
+// CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 12-row panels (96 -> 96 rows), 32-lane tiles (196 -> 224 pixels)"]
 func.func @few_filters_14x14(%x: tensor<1x576x14x14xf32>, %init: tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32> {
   %w = arith.constant dense<0.25> : tensor<96x576x1x1xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x576x14x14xf32>, tensor<96x576x1x1xf32>) outs(%init : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
