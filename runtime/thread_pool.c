@@ -29,9 +29,10 @@ enum {
    * took 32 a loop; now about 16. As the chunks shrink, an eighth of
    * those left from the front is about a quarter of the share's work
    * left, so a thread that is done still finds three quarters of a slow
-   * owner's share to take. At two threads on Zen 5: MobileNetV2 0.4-1.3%
-   * faster (three pairs), ResNet-18 0.5-1.7%, ResNet-50 even; perf put
-   * `take` at 1.6% of MobileNetV2's thread time before. */
+   * owner's share to take. perf put `take` at 1.6% of MobileNetV2's
+   * thread time at two threads on Zen 5, about 1% with batches; the
+   * model's time moved within noise (1.000 and 0.988 in two pairs; a
+   * quarter or a half at a time 0.98-1.02 against an eighth). */
   OWNER_TAKES_OF = 8,
 };
 
