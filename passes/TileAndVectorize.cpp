@@ -662,12 +662,30 @@ struct TileAndVectorizePass
     // broadcast, fill AVX2's 16 vector registers (12-row panels over two
     // vectors, 24 accumulators, spilled on every k and ran at half speed);
     // AVX-512VL's 32 take 24 (8-row panels over two vectors on Zen 4).
+    // A pixelRows tile reads and writes its accumulator transposed at each
+    // K chunk's ends: its chunks are 4x longer (ResNet-50, 1 thread: 83.0
+    // ms against 83.5 with 256-step chunks, 512 the same as 1024; whole K,
+    // with the register epilogue, ran a 2048 x 512 1x1 conv 15% slower: its
+    // filter panel and columns then stream from L2).
+    // With K chunks of 1024 (1 MB of L2 or more), K up to a quarter more
+    // goes whole: split, a 1152-deep GEMM (a 3x3 stride-2 conv over 128
+    // channels) ran two 576-deep passes with its partial sums through
+    // memory and its epilogue outside the tiles. Whole, on Sapphire Rapids
+    // at one thread (layers inside their models, interleaved): ResNet-50's
+    // 128 x 1152 conv 3.22 -> 2.66 ms, ResNet-18's 256 x 1152 1.78 ->
+    // 1.46, ResNet-50's transposed 512 x 4608 3.32 -> 2.91.
+    int64_t depthTile = pixelRows ? 4 * cacheK : cacheK;
+    if (cacheK >= 1024 && !ShapedType::isDynamic(ranges[k]) && ranges[k] <= depthTile * 5 / 4)
+      depthTile = ranges[k];
     int64_t lanes = nVectors * vectorWidth;
     // Pixels in full tiles and one narrower tail (dlc::layoutFor's
     // tailLanes: 208 as six tiles of 32 lanes and one of 16): the pixels go
     // whole in each cache tile, and the register tiles' loop over them is
     // peeled (registerTiles). Not where a cache tile builds its columns,
-    // nor over fewer than kMinTailPanels panels (the threads' iterations).
+    // nor over fewer than kMinTailPanels panels (the threads' iterations),
+    // nor where K is split (registerTiles only takes K whole; a 2000-deep
+    // GEMM over 112 pixels otherwise ran masked 32-lane tiles, 4.7x
+    // onnxruntime's time).
     int64_t panelCount = 1;
     for (unsigned d : dims->m)
       if (d != m)
@@ -675,7 +693,8 @@ struct TileAndVectorizePass
     bool pixelTail = panels && !pixelRows && nVectors > 1 && !ShapedType::isDynamic(ranges[n]) &&
                      ranges[n] > lanes && ranges[n] % lanes != 0 &&
                      ranges[n] % vectorWidth == 0 && tileRows * nVectors <= maxAccumulators &&
-                     panelCount >= dlc::kMinTailPanels &&
+                     panelCount >= dlc::kMinTailPanels && dims->k.size() == 1 &&
+                     cacheTile(depthTile, ranges[k], 1) == 0 &&
                      !fusedColumns.lookup(op.getOperation()).first;
     if (pixelRows) {
       lanes = std::max<int64_t>(1, maxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth));
@@ -741,21 +760,6 @@ struct TileAndVectorizePass
       columnTile = fused.second * type.getDimSize(5);
       cache[n] = clampTile(columnTile, ranges[n]);
     }
-    // A pixelRows tile reads and writes its accumulator transposed at each
-    // K chunk's ends: its chunks are 4x longer (ResNet-50, 1 thread: 83.0
-    // ms against 83.5 with 256-step chunks, 512 the same as 1024; whole K,
-    // with the register epilogue, ran a 2048 x 512 1x1 conv 15% slower: its
-    // filter panel and columns then stream from L2).
-    // With K chunks of 1024 (1 MB of L2 or more), K up to a quarter more
-    // goes whole: split, a 1152-deep GEMM (a 3x3 stride-2 conv over 128
-    // channels) ran two 576-deep passes with its partial sums through
-    // memory and its epilogue outside the tiles. Whole, on Sapphire Rapids
-    // at one thread (layers inside their models, interleaved): ResNet-50's
-    // 128 x 1152 conv 3.22 -> 2.66 ms, ResNet-18's 256 x 1152 1.78 ->
-    // 1.46, ResNet-50's transposed 512 x 4608 3.32 -> 2.91.
-    int64_t depthTile = pixelRows ? 4 * cacheK : cacheK;
-    if (cacheK >= 1024 && !ShapedType::isDynamic(ranges[k]) && ranges[k] <= depthTile * 5 / 4)
-      depthTile = ranges[k];
     cache[k] = cacheTile(depthTile, ranges[k], 1);
     // A matvec's panels in at least two cache tiles where they make two
     // register tiles: the threads then share its weights, which it streams
