@@ -263,10 +263,11 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     pixels (in chunks where the panels alone make fewer than 32 cache
     tiles), so that its output and residual rows are sequential streams.
     With `cache-k` of 1024 or more, K up to a quarter over it goes whole.
-    A panel GEMM whose pixels are a multiple of vector-width but not of
-    n-vectors x vector-width (dlc-conv-to-im2col's 16-lane tail: 208
-    pixels) takes them whole in each cache tile, in full register tiles
-    and one peeled tail a vector wide, its epilogue fused into both.
+    A panel GEMM of at least 32 panels and K whole whose pixels are a
+    multiple of vector-width but not of n-vectors x vector-width
+    (dlc-conv-to-im2col's 16-lane tail: 208 pixels) takes them whole in
+    each cache tile, in full register tiles and one peeled tail a vector
+    wide, its epilogue fused into both; others take one-vector tiles.
     A transposed panel (pixels as the register tile's rows, filters along
     `n-vectors` vectors) is one panel up to n-vectors x vector-width lanes
     wide.
