@@ -654,14 +654,6 @@ struct TileAndVectorizePass
     // (6 x 16 on AVX2, as dlc-conv-to-im2col padded them; 5 x 16 where the
     // pixels were padded to 5-pixel tiles).
     bool pixelRows = panels && m > n;
-    // Panels of up to 16 rows come with pixels padded to whole tiles of
-    // nVectors vectors (dlc-conv-to-im2col and -winograd: 6 x 16 on AVX2,
-    // 12 x 32 on AVX-512); a wider panel, or pixels padded to one vector
-    // (AVX-512's narrow-lanes GEMMs, 12 x 16), takes one vector.
-    // `max-accumulators` at most: twelve, with the operand loads and the
-    // broadcast, fill AVX2's 16 vector registers (12-row panels over two
-    // vectors, 24 accumulators, spilled on every k and ran at half speed);
-    // AVX-512VL's 32 take 24 (8-row panels over two vectors on Zen 4).
     // A pixelRows tile reads and writes its accumulator transposed at each
     // K chunk's ends: its chunks are 4x longer (ResNet-50, 1 thread: 83.0
     // ms against 83.5 with 256-step chunks, 512 the same as 1024; whole K,
@@ -677,6 +669,14 @@ struct TileAndVectorizePass
     int64_t depthTile = pixelRows ? 4 * cacheK : cacheK;
     if (cacheK >= 1024 && !ShapedType::isDynamic(ranges[k]) && ranges[k] <= depthTile * 5 / 4)
       depthTile = ranges[k];
+    // Panels of up to 16 rows come with pixels padded to whole tiles of
+    // nVectors vectors (dlc-conv-to-im2col and -winograd: 6 x 16 on AVX2,
+    // 12 x 32 on AVX-512); a wider panel, or pixels padded to one vector
+    // (AVX-512's narrow-lanes GEMMs, 12 x 16), takes one vector.
+    // `max-accumulators` at most: twelve, with the operand loads and the
+    // broadcast, fill AVX2's 16 vector registers (12-row panels over two
+    // vectors, 24 accumulators, spilled on every k and ran at half speed);
+    // AVX-512VL's 32 take 24 (8-row panels over two vectors on Zen 4).
     int64_t lanes = nVectors * vectorWidth;
     // Pixels in full tiles and one narrower tail (dlc::layoutFor's
     // tailLanes: 208 as six tiles of 32 lanes and one of 16): the pixels go
