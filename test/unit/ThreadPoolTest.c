@@ -220,6 +220,11 @@ int main(void) {
             "share %d: its owner's first take ran %d of its %lld iterations", t,
             atomic_load(&a.chunk[first]), (long long)(last - first + 1));
     }
+    /* The caller takes its own share's front before anything else: its
+     * first take is several chunks, more than the first chunk's 2/32 (a
+     * worker's front may go to a thread that took its whole share). */
+    CHECK(atomic_load(&a.chunk[0]) > a.n / threads / 8,
+          "share 0: its owner's first take ran %d iterations, one chunk", atomic_load(&a.chunk[0]));
   }
 
   /* Thread 0's first chunk stalls: the others finish their shares and take
