@@ -20,6 +20,12 @@ warm-up (a quarter of that, at least 3 calls), and each cell the best round
 (this VM's neighbours slow it for seconds at a time). Prints a markdown
 table with the dlc/onnxruntime and dlc/PyTorch ratios (< 1: dlc faster)
 and writes it to --out.
+
+The models of --c-api (the MLP and LeNet, where a call takes microseconds)
+are timed a second time from C, both libraries through their C APIs in one
+process (bench/c_latency.c, built here with cc): the issue's measure for
+them, without Python's per-call overhead on either side. That table follows
+the first.
 """
 import os
 
@@ -31,12 +37,16 @@ import argparse  # noqa: E402
 import gc
 import datetime
 import platform
+import shutil
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dlc_ctypes import Model, median_ms, write_report  # noqa: E402
+
+import glob  # noqa: E402
+import json  # noqa: E402
 
 import numpy as np
 import onnx
@@ -78,6 +88,38 @@ def bench_dlc(lib_path, feeds, out_shapes, threads, repeat, min_ms):
     return ms, outs
 
 
+def build_c_latency(work):
+    """bench/c_latency.c built into `work` (again when the source is newer),
+    with the first C compiler found of those dlc links with."""
+    src = os.path.join(ROOT, "bench/c_latency.c")
+    exe = os.path.join(work, "c_latency")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        compiler = next(filter(shutil.which, ["clang-19", "cc", "gcc"]), None)
+        if not compiler:
+            sys.exit("no C compiler (clang-19, cc or gcc) to build bench/c_latency.c")
+        subprocess.run([compiler, "-O2", "-I", os.path.join(ROOT, "include"), src, "-o", exe,
+                        "-ldl", "-lm"], check=True)
+    return exe
+
+
+def bench_c(exe, lib, path, graph, threads, rounds, min_ms):
+    """dlc's and onnxruntime's per-call latency through their C APIs (us)."""
+    ort_lib = sorted(glob.glob(os.path.join(os.path.dirname(ort.__file__), "capi",
+                                            "libonnxruntime.so*")))[-1]
+    inits = {i.name for i in graph.initializer}
+
+    def spec(vi):
+        return f"{vi.name}:" + "x".join(str(d.dim_value) for d in vi.type.tensor_type.shape.dim)
+    cmd = [exe, "--dlc", lib, "--ort", ort_lib, "--model", path, "--threads", str(threads),
+           "--rounds", str(rounds), "--min-ms", str(min_ms)]
+    for vi in graph.input:
+        if vi.name not in inits:
+            cmd += ["--input", spec(vi)]
+    for vi in graph.output:
+        cmd += ["--output", spec(vi)]
+    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dlc", default=os.path.join(ROOT, "build/tools/dlc/dlc"))
@@ -90,6 +132,8 @@ def main():
                     help="each round's calls (and a quarter as much warm-up) last at least this long")
     ap.add_argument("--target", default="native")
     ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out")
+    ap.add_argument("--c-api", default="mlp,lenet",
+                    help="models of --models also timed from C through both C APIs (empty: none)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/latency.md"))
     args = ap.parse_args()
 
@@ -99,7 +143,8 @@ def main():
     if not args.no_torch and not with_torch:
         print("PyTorch left out: /usr/bin/python3 lacks torch or torchvision "
               "(apt-get install python3-torch python3-torchvision)", file=sys.stderr)
-    rows = []
+    rows, c_rows = [], []
+    c_models = set(filter(None, args.c_api.split(",")))
     for name in args.models.split(","):
         path = model_path(name, args.models_dir, work)
         lib = os.path.join(work, f"{name}.{args.target}.so")
@@ -142,6 +187,12 @@ def main():
                          err / scale if scale else err))
             print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms, "
                   f"PyTorch {torch_ms:.3f} ms", file=sys.stderr)
+            if name in c_models:
+                c = bench_c(build_c_latency(work), lib, path, model.graph, threads, args.rounds,
+                            args.min_ms)
+                c_rows.append((name, threads, c))
+                print(f"{name} threads={threads}, C APIs: dlc {c['dlc_us']:.2f} us, "
+                      f"onnxruntime {c['ort_us']:.2f} us", file=sys.stderr)
 
     torch_version = subprocess.run([TORCH_PYTHON, "-c", "import torch; print(torch.__version__)"],
                                    capture_output=True, text=True).stdout.strip() if with_torch else ""
@@ -166,6 +217,17 @@ def main():
         tcell, tratio = (ms(t), f"{d / t:.2f}") if t != float("inf") else ("-", "-")
         lines.append(f"| {name} | {threads} | {ms(d)} | {ms(o)} | {tcell} | {d / o:.2f} | {tratio} "
                      f"| {c:.1f} | {e:.1e} | {rel:.1e} |")
+    if c_rows:
+        lines += ["",
+                  "Per-call latency through the C APIs (`bench/c_latency.c`): both libraries in one C "
+                  "process, on preallocated inputs and outputs (onnxruntime's `Run` with OrtValues over "
+                  "them), the same rounds and timing rule as above.",
+                  "",
+                  "| model | threads | dlc us | onnxruntime us | dlc / onnxruntime | max abs diff |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for name, threads, c in c_rows:
+            lines.append(f"| {name} | {threads} | {c['dlc_us']:.2f} | {c['ort_us']:.2f} "
+                         f"| {c['dlc_us'] / c['ort_us']:.2f} | {c['max_abs_diff']:.1e} |")
     write_report("\n".join(lines) + "\n", args.out)
 
 

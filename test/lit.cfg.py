@@ -9,7 +9,7 @@ config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dlc_obj_root, "test")
 config.excludes = ["unit", "lit.cfg.py", "CMakeLists.txt", "make_odd_names.py",
-                   "compare_with_ort.py", "gradcheck.py", "check_export.py", "check_mem_budget.py", "make_dropout_model.py", "run_node_tests.py", "op_table.py", "expected_passing.txt"]
+                   "compare_with_ort.py", "check_c_latency.py", "gradcheck.py", "check_export.py", "check_mem_budget.py", "make_dropout_model.py", "run_node_tests.py", "op_table.py", "expected_passing.txt"]
 
 models = os.path.join(config.dlc_obj_root, "models")
 config.substitutions += [
