@@ -17,6 +17,11 @@ A library over the carry's 64 MiB (the ResNets: Winograd filters) goes in
 pieces (`split -b 60000000`), one carried folder per call to the same warm
 machine (carried folders stay until the machine is given back), and is
 joined there with `cat` before the run.
+
+`--c-latency EXE` (bench/c_latency.c, built here: `clang-19 -O2 -I include
+bench/c_latency.c -o devrun/c_latency -ldl -lm`, carried with
+bench/bench_latency.py) also times the MLP and LeNet, where among MODEL,
+through both C APIs, as bench_latency.py does here.
 """
 import ctypes
 import os
@@ -36,6 +41,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suffix", default="avx512")
     ap.add_argument("models", nargs="*", default=["lenet", "mobilenetv2", "resnet18"])
+    ap.add_argument("--c-latency", help="bench/c_latency.c's executable: C-API table for mlp, lenet")
     args = ap.parse_args()
     cores = os.cpu_count()
     print(f"| model | threads | dlc {args.suffix} ms | onnxruntime ms | dlc / onnxruntime | matches |")
@@ -67,6 +73,19 @@ def main():
             ort_ms = median_ms(lambda: sess.run(None, {inp.name: x}), min_ms=500)
             print(f"| {name} | {threads} | {dlc_ms:.2f} | {ort_ms:.2f} | {dlc_ms / ort_ms:.2f} | "
                   f"{'yes' if ok else 'NO'}, max diff {np.max(np.abs(y - ref)):.1e} |")
+    small = [n for n in args.models if n in ("mlp", "lenet")]
+    if args.c_latency and small:
+        from bench_latency import bench_c
+        print(f"\nThrough both C APIs (bench/c_latency.c), 3 rounds of 300 ms:\n\n"
+              f"| model | threads | dlc {args.suffix} us | onnxruntime us | dlc / onnxruntime "
+              f"| max abs diff |\n|---|---:|---:|---:|---:|---:|")
+        for name in small:
+            path = f"{HERE}/models/{name}.onnx"
+            for threads in (1, cores):
+                c = bench_c(args.c_latency, f"{HERE}/{name}_{args.suffix}.so", path,
+                            onnx.load(path).graph, threads, rounds=3, min_ms=300)
+                print(f"| {name} | {threads} | {c['dlc_us']:.2f} | {c['ort_us']:.2f} "
+                      f"| {c['dlc_us'] / c['ort_us']:.2f} | {c['max_abs_diff']:.1e} |")
 
 
 if __name__ == "__main__":
