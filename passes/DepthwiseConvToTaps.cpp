@@ -12,6 +12,7 @@
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -26,8 +27,13 @@ using namespace mlir;
 using dlc::fillValue;
 
 namespace {
-/// Rewrites `op` (static shapes, at most `maxTaps` taps); false if it cannot.
-bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
+/// Sums a loop step of dlc-slide-taps-in-registers must keep in flight for
+/// the FMA units (two, 4 cycles each on Zen 5) to be busy.
+constexpr int64_t kMinSumsInFlight = 12;
+
+/// Rewrites `op` (static shapes, at most `maxTaps` taps); false if it
+/// cannot. `lanes`: see the pass's vector-width.
+bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps, int64_t lanes) {
   Value input = op.getInputs()[0], weight = op.getInputs()[1], init = op.getOutputs()[0];
   auto inType = dyn_cast<RankedTensorType>(input.getType());
   auto wType = dyn_cast<RankedTensorType>(weight.getType());
@@ -41,7 +47,13 @@ bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
     return false;
   SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
-  int64_t c = outType.getDimSize(1);
+  int64_t c = outType.getDimSize(1), ow = outType.getDimSize(3);
+  // A sum per window row where the row vectors' loop keeps fewer sums than
+  // that in flight: rows over one vector wide (narrower ones are unrolled
+  // whole, and out-of-order execution overlaps their chains), one or four
+  // a step (dlc::slidRowsPerStep).
+  bool rowSums = lanes > 0 && kh > 1 && ow > lanes &&
+                 dlc::slidRowsPerStep(strides[0]) * ((ow + lanes - 1) / lanes) < kMinSumsInFlight;
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -82,13 +94,25 @@ bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps) {
       loc, outType, inputs, ValueRange{empty}, maps,
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        // The named op's order: the sum runs over kh, then kw.
         Value acc = startFromInput ? args[0] : start;
         ValueRange xs = args.drop_front(startFromInput ? 1 : 0).take_front(numTaps);
         ValueRange ws = args.drop_front((startFromInput ? 1 : 0) + numTaps).take_front(numTaps);
-        for (size_t t = 0; t < numTaps; ++t)
-          acc = nb.create<math::FmaOp>(l, xs[t], ws[t], acc);
-        nb.create<linalg::YieldOp>(l, acc);
+        // The named op's order: the sum runs over kh, then kw, in one chain
+        // of FMAs; with rowSums each window row's taps in its own (the
+        // first row's from the start), the rows' sums added at the end. In
+        // one chain the 28x28 convs (two vectors a row, four rows a step:
+        // 8 chains of nine 4-cycle FMAs) waited on the FMAs' latency.
+        Value sum;
+        for (int64_t i = 0; i < kh; ++i) {
+          Value part = i == 0 || !rowSums ? (i == 0 ? acc : sum) : Value();
+          for (int64_t j = 0; j < kw; ++j) {
+            size_t t = i * kw + j;
+            part = part ? nb.create<math::FmaOp>(l, xs[t], ws[t], part).getResult()
+                        : nb.create<arith::MulFOp>(l, xs[t], ws[t]).getResult();
+          }
+          sum = sum && rowSums ? nb.create<arith::AddFOp>(l, sum, part).getResult() : part;
+        }
+        nb.create<linalg::YieldOp>(l, sum);
       });
   // `dlc inspect` lists which kernel each conv took.
   std::string kernel = "depthwise: " + std::to_string(numTaps) +
@@ -113,7 +137,7 @@ struct DepthwiseConvToTapsPass
     });
     for (linalg::DepthwiseConv2DNchwChwOp op : convs) {
       Value init = op.getOutputs()[0];
-      if (!rewriteAsTaps(op, maxTaps)) {
+      if (!rewriteAsTaps(op, maxTaps, vectorWidth)) {
         dlc::recordKernel(op, "depthwise: direct loops over the window (too many taps or "
                               "dynamic shapes), vectorized by LLVM along output rows");
         continue;

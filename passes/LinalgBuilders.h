@@ -146,6 +146,10 @@ struct PaddedTaps {
     return llvm::count_if(inputs, [](const Input &i) { return i.kind == Kind::Tap; });
   }
 };
+/// Output rows dlc-slide-taps-in-registers computes in one loop step where
+/// a plane's rows are wider than a vector (at stride 1 they share their
+/// input rows' pieces), each row a vector per `lanes` of its width.
+inline int64_t slidRowsPerStep(int64_t strideH) { return strideH == 1 ? 4 : 1; }
 /// `op` as a window op over padded taps, or nullopt.
 std::optional<PaddedTaps> matchPaddedTaps(linalg::GenericOp op);
 /// Replaces the window op `op` by `result` and erases what only it read:

@@ -609,13 +609,24 @@ def DepthwiseConvToTaps : Pass<"dlc-depthwise-conv-to-taps", "mlir::func::FuncOp
     conv), keeps the taps' sum in registers, and elementwise fusion pulls the
     bias and the following BatchNorm/activation into it. A zero-filled init
     becomes a constant in the body; any other init is read as an input.
+
+    The sum is one chain of `math.fma` in (kh, kw) order, except where
+    `vector-width` is set and dlc-slide-taps-in-registers' loop over output
+    rows wider than a vector would keep fewer than 12 sums in flight (rows
+    per step, 4 at stride 1 and 1 at stride 2, times vectors per row:
+    MobileNetV2's 28x28 maps and its stride-2 convs to 56x56 and 28x28):
+    then each window row's taps are a chain of their own (the first row's
+    from the start, the others from a `arith.mulf`) and the rows' sums are
+    added (`arith.addf`) at the end, for the FMAs' latency.
   }];
   let options = [
     Option<"maxTaps", "max-taps", "int64_t", /*default=*/"25",
            "largest kh * kw rewritten (each tap is one input of the generic)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "f32 lanes of dlc-slide-taps-in-registers' row vectors (0: one chain of FMAs always)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
-                           "mlir::math::MathDialect"];
+                           "mlir::math::MathDialect", "mlir::arith::ArithDialect"];
 }
 
 def PoolingToTaps : Pass<"dlc-pooling-to-taps", "mlir::func::FuncOp"> {

@@ -90,7 +90,9 @@ void addLowerToLinalg(OpPassManager &pm, int64_t maxWorkspaceBytes,
   lower.partialReductionLanes = partialReductionLanes;
   pm.addNestedPass<func::FuncOp>(dlc::createLowerToLinalg(lower));
   if (windowTaps) {
-    pm.addNestedPass<func::FuncOp>(dlc::createDepthwiseConvToTaps());
+    dlc::DepthwiseConvToTapsOptions taps;
+    taps.vectorWidth = slideLanes;
+    pm.addNestedPass<func::FuncOp>(dlc::createDepthwiseConvToTaps(taps));
     pm.addNestedPass<func::FuncOp>(dlc::createPoolingToTaps());
   }
   pm.addPass(createCanonicalizerPass());

@@ -220,7 +220,7 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
   // 0.073 -> 0.058. At stride 2 rows stay one an iteration: in blocks of 2
   // the 96-channel 112x112 -> 56x56 conv ran 0.083 -> 0.093 ms (its 32
   // input columns a piece, 5 rows of them, no longer fit the registers).
-  const int64_t kRowBlock = sh == 1 ? 4 : 1;
+  const int64_t kRowBlock = dlc::slidRowsPerStep(sh);
   int64_t blockEnd = first + (end - first) / kRowBlock * kRowBlock;
   for (int64_t r = 0; r < h; ++r)
     if (r < first || r >= blockEnd) {
