@@ -718,7 +718,6 @@ struct TileAndVectorizePass
     // (the MLP's 784 x 256 layer), and 16 panels at a time instead of 8
     // made it 6% slower on Zen 4.
     int64_t matvecAccumulators = std::min<int64_t>(maxAccumulators, 12);
-    constexpr int64_t kMaxStreamedMatvecPanels = 4;
     int64_t matvecPanels = 0;
     unsigned panelDim = dims->n.size() > 1 ? dims->n[dims->n.size() - 2] : n;
     // Weights of over half the L2 and at most twice it in panels (beyond
@@ -739,18 +738,16 @@ struct TileAndVectorizePass
       if (panelDim != n && ranges[n] == vectorWidth) {
         int64_t weightBytes = 4 * ranges[k] * ranges[panelDim] * ranges[n];
         streamedPanels = 2 * weightBytes > l2CacheBytes && weightBytes <= 2 * l2CacheBytes;
-        if (streamedPanels)
+        // Register tiles of at most 64 lanes also where the weights are
+        // over twice the L2, streamed from L3 or memory whatever the sweep
+        // (MobileNetV2's 1280 x 1000 classifier, 5 MB, on AVX-512: its 63
+        // panels in 21 tiles of 3 instead of 7 of 9; the layer's share of
+        // the model at one thread 3.3 -> 2.8%, perf on Zen 5, and the
+        // model 0.98 of its time; at two threads no change). Fewer weight
+        // streams at a time for the prefetchers; three or more chains of
+        // FMAs still take more than L3 feeds.
+        if (2 * weightBytes > l2CacheBytes)
           most = std::min<int64_t>(most, std::max<int64_t>(1, 64 / vectorWidth));
-        // Weights over twice the L2, streamed from L3 or memory whatever
-        // the sweep (MobileNetV2's 1280 x 1000 classifier, 5 MB): register
-        // tiles of at most 4 panels. Its 63 panels in 21 tiles of 3
-        // instead of 7 of 9: the layer's share of the model at one thread
-        // 3.3 -> 2.8% (perf, Zen 5), the model 0.98 of its time; at two
-        // threads no change. Fewer weight streams at a time for the
-        // prefetchers, and three chains of FMAs are still more than the
-        // bytes from L3 feed.
-        if (weightBytes > 2 * l2CacheBytes)
-          most = std::min<int64_t>(most, kMaxStreamedMatvecPanels);
         for (int64_t v = most; v > 1 && !matvecPanels; --v)
           if (ranges[panelDim] % v == 0)
             matvecPanels = v;

@@ -4,7 +4,7 @@
 // one-vector panels), as dlc-tile-and-vectorize tiles them with 1 MB of L2.
 // MobileNetV2's classifier: 5 MB of weights, over twice the L2, streamed
 // from L3 or memory: its 63 panels (1000 outputs padded to 1008) in
-// register tiles of 3 (at most 4), each an iteration of the forall.
+// register tiles of 3 (at most 64 lanes), each an iteration of the forall.
 // CHECK-LABEL: IR Dump After TileAndVectorize
 // CHECK: func.func @main(%{{.*}}: tensor<1x1280xf32>)
 // CHECK: scf.forall (%{{.*}}) = (0) to (63) step (3)

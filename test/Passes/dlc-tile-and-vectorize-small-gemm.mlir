@@ -81,8 +81,9 @@ func.func @streamed_panels(%x: tensor<1x784xf32>, %w: tensor<32x784x8xf32>, %acc
 // -----
 
 // Panels of over twice the L2 (4 MB: a classifier's weights, which come
-// from L3 or memory however they are swept) keep the usual tiling: cache
-// tiles of cache-n lanes (16 panels), register tiles of eight.
+// from L3 or memory however they are swept) keep the usual cache tiles of
+// cache-n lanes (16 panels), in register tiles of at most 64 lanes (here
+// eight panels of 8; AVX-512's 16-lane panels go four at most).
 // CHECK-LABEL: func.func @panels_over_twice_l2
 // CHECK: scf.forall (%{{.*}}) = (0) to (64) step (16)
 // CHECK: vector.contract {{.*}} : vector<1x1xf32>, vector<8x1x8xf32> into vector<1x8x8xf32>
