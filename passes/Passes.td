@@ -280,7 +280,10 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     kept in L1 while the panels pass (an odd number of register tiles wide).
     A GEMM with fewer rows than `rows` (a batch-1 fully connected layer) widens its register tile
     along N instead, up to twelve accumulators, and splits its weight panels
-    into two cache tiles at least (the threads share the weights).
+    into two cache tiles at least (the threads share the weights); where
+    its weights are over half of `l2-cache-bytes`, its register tiles span
+    at most 64 lanes (MobileNetV2's 5 MB classifier: 21 tiles of three
+    16-lane panels, fewer weight streams at a time from L3).
     All-parallel generics: one forall iteration per row, vectors along the
     innermost dim. NCHW depthwise/grouped convs and pools that
     dlc-depthwise-conv-to-taps and dlc-pooling-to-taps left (no upstream
