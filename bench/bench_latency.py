@@ -23,9 +23,9 @@ and writes it to --out.
 
 The models of --c-api (the MLP and LeNet, where a call takes microseconds)
 are timed a second time from C, both libraries through their C APIs in one
-process (bench/c_latency.c, built here with cc): the issue's measure for
-them, without Python's per-call overhead on either side. That table follows
-the first.
+process (bench/c_latency.c, built here with clang-19, cc or gcc): the
+issue's measure for them, without Python's per-call overhead on either
+side. That table follows the first.
 """
 import os
 
@@ -36,6 +36,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import gc
 import datetime
+import glob
+import json
 import platform
 import shutil
 import subprocess
@@ -44,9 +46,6 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dlc_ctypes import Model, median_ms, write_report  # noqa: E402
-
-import glob  # noqa: E402
-import json  # noqa: E402
 
 import numpy as np
 import onnx

@@ -104,13 +104,14 @@ bool rewriteAsTaps(linalg::DepthwiseConv2DNchwChwOp op, int64_t maxTaps, int64_t
         // 8 chains of nine 4-cycle FMAs) waited on the FMAs' latency.
         Value sum;
         for (int64_t i = 0; i < kh; ++i) {
-          Value part = i == 0 || !rowSums ? (i == 0 ? acc : sum) : Value();
+          // The row's chain: from the start, from the sum so far, or anew.
+          Value part = i == 0 ? acc : rowSums ? Value() : sum;
           for (int64_t j = 0; j < kw; ++j) {
             size_t t = i * kw + j;
             part = part ? nb.create<math::FmaOp>(l, xs[t], ws[t], part).getResult()
                         : nb.create<arith::MulFOp>(l, xs[t], ws[t]).getResult();
           }
-          sum = sum && rowSums ? nb.create<arith::AddFOp>(l, sum, part).getResult() : part;
+          sum = i > 0 && rowSums ? nb.create<arith::AddFOp>(l, sum, part).getResult() : part;
         }
         nb.create<linalg::YieldOp>(l, sum);
       });
