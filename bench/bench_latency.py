@@ -116,7 +116,10 @@ def bench_c(exe, lib, path, graph, threads, rounds, min_ms):
             cmd += ["--input", spec(vi)]
     for vi in graph.output:
         cmd += ["--output", spec(vi)]
-    return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"bench/c_latency.c failed on {path}: {run.stderr.strip()}")
+    return json.loads(run.stdout)
 
 
 def main():

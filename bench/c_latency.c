@@ -164,6 +164,8 @@ int main(int argc, char **argv) {
   double min_ms = 300;
   Tensor ins[MAX_TENSORS] = {0}, outs[MAX_TENSORS] = {0};
   size_t n_in = 0, n_out = 0;
+  if (argc % 2 == 0)
+    die(argv[argc - 1], "a flag without its value");
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *flag = argv[i];
     char *value = argv[i + 1];
