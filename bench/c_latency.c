@@ -138,6 +138,18 @@ static void ort_call(void *arg) {
             "onnxruntime Run");
 }
 
+/* An OrtValue over `t`'s onnxruntime buffer (the `ref` side), its name in
+ * `*name`. */
+static void *ort_value(const void *memory, const Tensor *t, const char **name) {
+  typedef OrtStatus (*TensorFn)(const void *, void *, size_t, const int64_t *, size_t, int, void **);
+  void *value;
+  check_ort(ORT_FN(ORT_CREATE_TENSOR_WITH_DATA, TensorFn)(memory, t->ref, t->count * sizeof(float),
+                                                          t->shape, t->rank, ORT_FLOAT, &value),
+            "CreateTensorWithDataAsOrtValue");
+  *name = t->name;
+  return value;
+}
+
 /* "NAME:1x3x224x224" into `t`, with a buffer for each side that needs one. */
 static void parse_tensor(char *spec, Tensor *t, int input) {
   char *colon = strrchr(spec, ':');
@@ -149,13 +161,18 @@ static void parse_tensor(char *spec, Tensor *t, int input) {
   for (char *d = colon + 1; *d; ++t->rank) {
     if (t->rank == MAX_RANK)
       die(spec, "rank above 8");
-    t->shape[t->rank] = strtoll(d, &d, 10);
+    char *end;
+    t->shape[t->rank] = strtoll(d, &end, 10);
+    if (end == d || t->shape[t->rank] <= 0 || (*end && (*end != 'x' || !end[1])))
+      die(spec, "expected NAME:D0xD1x... with positive dims");
     t->count *= (size_t)t->shape[t->rank];
-    if (*d == 'x')
-      ++d;
+    d = *end ? end + 1 : end;
   }
-  t->dlc = aligned_alloc(64, (t->count * sizeof(float) + 63) / 64 * 64);
-  t->ref = input ? t->dlc : aligned_alloc(64, (t->count * sizeof(float) + 63) / 64 * 64);
+  size_t bytes = (t->count * sizeof(float) + 63) / 64 * 64;
+  t->dlc = aligned_alloc(64, bytes);
+  t->ref = input ? t->dlc : aligned_alloc(64, bytes);
+  if (!t->dlc || !t->ref)
+    die(spec, "out of memory");
 }
 
 int main(int argc, char **argv) {
@@ -238,22 +255,11 @@ int main(int argc, char **argv) {
   check_ort(ORT_FN(ORT_CREATE_CPU_MEMORY_INFO, OrtStatus (*)(int, int, void **))(
                 ORT_ARENA_ALLOCATOR, ORT_MEM_DEFAULT, &memory),
             "CreateCpuMemoryInfo");
-  typedef OrtStatus (*TensorFn)(const void *, void *, size_t, const int64_t *, size_t, int, void **);
   OrtSide ortside = {.n_in = n_in, .n_out = n_out};
-  for (size_t t = 0; t < n_in; ++t) {
-    ortside.in_names[t] = ins[t].name;
-    check_ort(ORT_FN(ORT_CREATE_TENSOR_WITH_DATA, TensorFn)(memory, ins[t].ref,
-                                                            ins[t].count * sizeof(float), ins[t].shape,
-                                                            ins[t].rank, ORT_FLOAT, &ortside.ins[t]),
-              "CreateTensorWithDataAsOrtValue");
-  }
-  for (size_t t = 0; t < n_out; ++t) {
-    ortside.out_names[t] = outs[t].name;
-    check_ort(ORT_FN(ORT_CREATE_TENSOR_WITH_DATA, TensorFn)(memory, outs[t].ref,
-                                                            outs[t].count * sizeof(float), outs[t].shape,
-                                                            outs[t].rank, ORT_FLOAT, &ortside.outs[t]),
-              "CreateTensorWithDataAsOrtValue");
-  }
+  for (size_t t = 0; t < n_in; ++t)
+    ortside.ins[t] = ort_value(memory, &ins[t], &ortside.in_names[t]);
+  for (size_t t = 0; t < n_out; ++t)
+    ortside.outs[t] = ort_value(memory, &outs[t], &ortside.out_names[t]);
 
   double dlc_us = 1e300, ort_us = 1e300;
   for (int r = 0; r < rounds; ++r) {
