@@ -8,6 +8,7 @@
 #include "dialects/DlcDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace dlc;
@@ -19,6 +20,29 @@ LogicalResult fail(std::optional<Location> loc, const Twine &msg) {
 
 RankedTensorType tensorOf(ArrayRef<int64_t> shape, Type elem) {
   return RankedTensorType::get(shape, elem);
+}
+
+/// ONNX types an op's data operands with one type variable T (Conv's X, W
+/// and B; Gemm's A, B and C; MatMul's A and B): an operand of another
+/// element type (an f64 weight beside f32 activations, which NumPy 2
+/// gives for a float32 array times a float64 scalar) is an invalid model.
+/// Unchecked, it reached lowering as a verifier error about a reshape.
+LogicalResult sameElementType(std::optional<Location> loc, StringRef op,
+                              ArrayRef<std::pair<StringRef, Value>> operands) {
+  Type first = getElementTypeOrSelf(operands.front().second.getType());
+  for (auto [name, v] : operands.drop_front()) {
+    if (!v)
+      continue;
+    Type t = getElementTypeOrSelf(v.getType());
+    if (t != first) {
+      std::string a, b;
+      llvm::raw_string_ostream(a) << first;
+      llvm::raw_string_ostream(b) << t;
+      return fail(loc, op + " operands must have one element type: " +
+                           operands.front().first + " is " + a + ", " + name + " is " + b);
+    }
+  }
+  return success();
 }
 
 /// numpy multidirectional broadcast of two static shapes.
@@ -171,6 +195,8 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   auto rhs = cast<RankedTensorType>(a.getRhs().getType());
   if (lhs.getRank() == 0 || rhs.getRank() == 0)
     return fail(loc, "matmul operands must have rank >= 1");
+  if (failed(sameElementType(loc, "matmul", {{"A", a.getLhs()}, {"B", a.getRhs()}})))
+    return failure();
   SmallVector<int64_t> l(lhs.getShape()), r(rhs.getShape());
   bool lhsVec = l.size() == 1, rhsVec = r.size() == 1;
   if (lhsVec)
@@ -199,6 +225,8 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *,
   auto bt = cast<RankedTensorType>(a.getB().getType());
   if (at.getRank() != 2 || bt.getRank() != 2)
     return fail(loc, "gemm operands must be 2-D");
+  if (failed(sameElementType(loc, "gemm", {{"A", a.getA()}, {"B", a.getB()}, {"C", a.getC()}})))
+    return failure();
   int64_t m = at.getDimSize(a.getTransA() ? 1 : 0);
   int64_t k = at.getDimSize(a.getTransA() ? 0 : 1);
   int64_t kb = bt.getDimSize(a.getTransB() ? 1 : 0);
@@ -225,6 +253,9 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *,
   auto w = cast<RankedTensorType>(a.getWeight().getType());
   if (in.getRank() != 4 || w.getRank() != 4)
     return fail(loc, "only 2-D convolution (rank-4 input and weight) is supported");
+  if (failed(sameElementType(loc, "conv",
+                             {{"X", a.getInput()}, {"W", a.getWeight()}, {"B", a.getBias()}})))
+    return failure();
   int64_t group = a.getGroup();
   ArrayRef<int64_t> s = a.getStrides(), p = a.getPads(), d = a.getDilations();
   if (s.size() != 2 || d.size() != 2 || p.size() != 4)
@@ -270,6 +301,12 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   auto in = cast<RankedTensorType>(a.getInput().getType());
   if (in.getRank() < 2)
     return fail(loc, "batch norm input needs rank >= 2");
+  // Opsets up to 14 type all five as T; from 15 the parameters may differ
+  // from X (T1, T2), which dlc does not take.
+  if (failed(sameElementType(loc, "batch norm",
+                             {{"X", a.getInput()}, {"scale", a.getScale()}, {"B", a.getBias()},
+                              {"mean", a.getMean()}, {"var", a.getVariance()}})))
+    return failure();
   for (Value v : {a.getScale(), a.getBias(), a.getMean(), a.getVariance()}) {
     auto vt = cast<RankedTensorType>(v.getType());
     if (vt.getRank() != 1 || vt.getDimSize(0) != in.getDimSize(1))

@@ -478,6 +478,26 @@ def bad_models(out):
         [tensor("x", ["batch", 4])], [tensor("y", ["batch", 4])])
     one("bad_shapes", [helper.make_node("Add", ["x", "z"], ["y"], name="add_mismatch")],
         [x, tensor("z", [1, 3])], [tensor("y", [1, 4])], opset=18)
+    # An f64 operand beside f32 ones (NumPy 2 makes a float32 array times a
+    # float64 scalar float64): ONNX types them with one T. The conv and the
+    # batch norm reached lowering (a reshape's verifier error; a crash).
+    f64 = np.random.default_rng(6).random
+    img = tensor("img", [1, 2, 4, 4])
+    one("mixed_conv", [helper.make_node("Conv", ["img", "w"], ["y"], name="conv_f64_w",
+                                        kernel_shape=[1, 1])],
+        [img], [tensor("y", [1, 3, 4, 4])], [numpy_helper.from_array(f64((3, 2, 1, 1)), "w")])
+    one("mixed_gemm", [helper.make_node("Gemm", ["x", "w", "b"], ["y"], name="fc_f64_bias")],
+        [x], [tensor("y", [1, 3])],
+        [numpy_helper.from_array(f64((4, 3)).astype(np.float32), "w"),
+         numpy_helper.from_array(f64(3), "b")])
+    one("mixed_batch_norm", [helper.make_node("BatchNormalization", ["img", "s", "b", "m", "v"],
+                                              ["y"], name="bn_f64_scale")],
+        [img], [tensor("y", [1, 2, 4, 4])],
+        [numpy_helper.from_array(f64(2), "s")] +
+        [numpy_helper.from_array(f64(2).astype(np.float32), n) for n in ("b", "m", "v")])
+    one("mixed_prelu", [helper.make_node("PRelu", ["img", "slope"], ["y"], name="prelu_f64")],
+        [img], [tensor("y", [1, 2, 4, 4])],
+        [numpy_helper.from_array(f64((1, 2, 1, 1)), "slope")])
     # External data whose path leaves the model's directory.
     w = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
     w.ClearField("raw_data")

@@ -816,6 +816,8 @@ bool Importer::importElementwise() {
   if (op == "Pow" || op == "PRelu") {
     allowOnlyAttrs({});
     Value a = value(0), b = value(1);
+    if (op == "PRelu") // one T for X and slope (Pow's exponent has its own, T1)
+      requireSameElementType(a, b);
     setOutput(0, op == "Pow" ? build<dlc::PowOp>({a, b}) : build<dlc::PReluOp>({a, b}));
     return true;
   }
