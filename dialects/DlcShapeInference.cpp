@@ -62,9 +62,15 @@ LogicalResult broadcastShapes(std::optional<Location> loc, ArrayRef<int64_t> a,
   return success();
 }
 
+/// The broadcast shape of a binary op's operands, with the first's element
+/// type; `op` (its name) where both must have one element type, as every
+/// binary op but Pow (whose exponent ONNX types on its own, T1).
 template <typename AdaptorT>
 LogicalResult inferBinary(std::optional<Location> loc, AdaptorT adaptor,
-                          SmallVectorImpl<Type> &types) {
+                          SmallVectorImpl<Type> &types, StringRef op = "") {
+  if (!op.empty() &&
+      failed(sameElementType(loc, op, {{"A", adaptor.getLhs()}, {"B", adaptor.getRhs()}})))
+    return failure();
   auto lhs = cast<RankedTensorType>(adaptor.getLhs().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getRhs().getType());
   SmallVector<int64_t> shape;
@@ -117,13 +123,12 @@ int64_t dlc::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
 #define DLC_BINARY_INFER(OP)                                                   \
   LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l,  \
                                      Adaptor a, SmallVectorImpl<Type> &t) {    \
-    return inferBinary(l, a, t);                                               \
+    return inferBinary(l, a, t, OP::getOperationName());                       \
   }
 DLC_BINARY_INFER(AddOp)
 DLC_BINARY_INFER(SubOp)
 DLC_BINARY_INFER(MulOp)
 DLC_BINARY_INFER(DivOp)
-DLC_BINARY_INFER(PowOp)
 DLC_BINARY_INFER(MaxOp)
 DLC_BINARY_INFER(MinOp)
 DLC_BINARY_INFER(PReluOp)
@@ -134,9 +139,14 @@ DLC_BINARY_INFER(XorOp)
 DLC_BINARY_INFER(BitShiftOp)
 #undef DLC_BINARY_INFER
 
+LogicalResult PowOp::inferReturnTypes(MLIRContext *, std::optional<Location> l, Adaptor a,
+                                      SmallVectorImpl<Type> &t) {
+  return inferBinary(l, a, t);
+}
+
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location> l,
                                           Adaptor a, SmallVectorImpl<Type> &t) {
-  if (failed(inferBinary(l, a, t)))
+  if (failed(inferBinary(l, a, t, CompareOp::getOperationName())))
     return failure();
   t[0] = cast<RankedTensorType>(t[0]).clone(IntegerType::get(ctx, 1));
   return success();

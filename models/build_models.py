@@ -498,6 +498,14 @@ def bad_models(out):
     one("mixed_prelu", [helper.make_node("PRelu", ["img", "slope"], ["y"], name="prelu_f64")],
         [img], [tensor("y", [1, 2, 4, 4])],
         [numpy_helper.from_array(f64((1, 2, 1, 1)), "slope")])
+    one("mixed_sum", [helper.make_node("Sum", ["x", "x64"], ["y"], name="sum_f64")],
+        [x, helper.make_tensor_value_info("x64", TensorProto.DOUBLE, [1, 4])],
+        [tensor("y", [1, 4])])
+    # An output declared f32 that the graph computes in f16, at an opset
+    # past what libonnx's checker knows (which catches it up to 17).
+    one("output_type_mismatch", [helper.make_node("Relu", ["x16"], ["y"], name="r")],
+        [helper.make_tensor_value_info("x16", TensorProto.FLOAT16, [1, 4])],
+        [tensor("y", [1, 4])], opset=18)
     # External data whose path leaves the model's directory.
     w = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
     w.ClearField("raw_data")

@@ -2817,6 +2817,15 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       auto t = typeOf(it->second);
       if (t.getNumElements() == 0)
         fail("graph output '" + vi.name() + "' has zero elements, which dlc does not support");
+      // A declared element type the graph does not compute (an f16 input
+      // through ops that keep it, beside an f32 output) is an invalid model,
+      // as onnxruntime rejects it; ONNX's checker only sees it up to the
+      // opsets it knows. Returned as computed, it gave the caller another
+      // type than the model promised.
+      int32_t declared = vi.type().tensor_type().elem_type();
+      if (declared != onnx::TensorProto::UNDEFINED && declared != dtypeOf(t))
+        fail("graph output '" + vi.name() + "' is declared " + dtypeName(declared) +
+             " but the graph computes " + dtypeName(dtypeOf(t)));
       results.push_back(it->second);
       out.outputs.push_back({vi.name(), dtypeOf(t),
                              std::vector<int64_t>(t.getShape().begin(), t.getShape().end())});

@@ -36,6 +36,15 @@ func.func @matmul_mixed_element_types(%a: tensor<2x3xf32>, %b: tensor<3x4xf16>) 
 
 // -----
 
+func.func @add_mixed_element_types(%a: tensor<2x3xf32>, %b: tensor<2x3xf64>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{dlc.add operands must have one element type: A is f32, B is f64}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = dlc.add %a, %b : tensor<2x3xf32>, tensor<2x3xf64> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 func.func @wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x5xf32> {
   // expected-error @+2 {{'dlc.matmul' op inferred type(s) 'tensor<2x4xf32>' are incompatible with return type(s) of operation 'tensor<2x5xf32>'}}
   // expected-error @+1 {{failed to infer returned types}}
