@@ -506,6 +506,19 @@ def bad_models(out):
     one("output_type_mismatch", [helper.make_node("Relu", ["x16"], ["y"], name="r")],
         [helper.make_tensor_value_info("x16", TensorProto.FLOAT16, [1, 4])],
         [tensor("y", [1, 4])], opset=18)
+    # Attributes out of range that crashed dlc (a segfault, a division by
+    # zero) or ran its compile for minutes: found by retyping and
+    # re-attributing ONNX's node tests (session 49).
+    one("pool_kernel_zero", [helper.make_node("MaxPool", ["img"], ["y"], name="pool0",
+                                              kernel_shape=[0, 2])],
+        [img], [tensor("y", [1, 2, 5, 3])])
+    one("split_zero_outputs", [helper.make_node("Split", ["x"], ["y"], name="split0", axis=1,
+                                                num_outputs=0)],
+        [x], [tensor("y", [1, 4])], opset=18)
+    one("max_pool_pads_past_window", [helper.make_node("MaxPool", ["img"], ["y"], name="pool_pads",
+                                                       kernel_shape=[3, 3],
+                                                       pads=[1000, 1, 1, 1])],
+        [img], [tensor("y", [1, 2, 1002, 4])])
     # External data whose path leaves the model's directory.
     w = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
     w.ClearField("raw_data")

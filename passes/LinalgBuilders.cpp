@@ -301,6 +301,18 @@ std::optional<PaddedTaps> matchPaddedTaps(linalg::GenericOp op) {
       ShapedType::isDynamicShape(high) || low[0] || low[1] || high[0] || high[1] ||
       !padScalar || !matchPattern(padScalar, m_Constant(&taps.padValue)))
     return std::nullopt;
+  // Pads under the window's extent: a window wholly in the padding (pads
+  // of 1000 around a 3x3 pool, which ONNX allows) leaves the plain padded
+  // copy. The taps' passes unroll the rows whose window reaches outside the
+  // input, and such a pool had 1000 of them: its compile ran for minutes.
+  int64_t extentH = 0, extentW = 0;
+  for (const PaddedTaps::Input &in : taps.inputs)
+    if (in.kind == PaddedTaps::Kind::Tap) {
+      extentH = std::max(extentH, in.row + 1);
+      extentW = std::max(extentW, in.col + 1);
+    }
+  if (low[2] >= extentH || high[2] >= extentH || low[3] >= extentW || high[3] >= extentW)
+    return std::nullopt;
   return taps;
 }
 

@@ -687,6 +687,9 @@ void Importer::windowAttrs(RankedTensorType in, ArrayRef<int64_t> kernel,
   if (strides.size() != d || dil.size() != d || pads.size() != 2 * d || kernel.size() != d)
     failNode("kernel_shape/strides/dilations need " + std::to_string(d) + " values and pads " +
              std::to_string(2 * d));
+  for (int64_t v : kernel)
+    if (v <= 0)
+      failNode("kernel_shape must be positive");
   for (int64_t v : strides)
     if (v <= 0)
       failNode("strides must be positive");
@@ -2093,6 +2096,23 @@ void Importer::importPool(const std::string &op) {
   if (lifted)
     kernel->insert(kernel->begin(), 1), x = liftTo2d(x);
   attrs.push_back(builder.getNamedAttr("kernel_shape", builder.getDenseI64ArrayAttr(*kernel)));
+  if (isMax) {
+    // A window wholly in the padding has no maximum (onnxruntime refuses
+    // such pads too; ONNX's reference evaluator fails on them).
+    auto arrayAttr = [&](StringRef name) {
+      for (NamedAttribute a : attrs)
+        if (a.getName() == name)
+          return cast<DenseI64ArrayAttr>(a.getValue()).asArrayRef();
+      return ArrayRef<int64_t>();
+    };
+    ArrayRef<int64_t> pads = arrayAttr("pads"), dil = arrayAttr("dilations");
+    for (size_t i = 0; i < 2; ++i) {
+      int64_t extent = ((*kernel)[i] - 1) * dil[i] + 1;
+      if (pads[i] >= extent || pads[i + 2] >= extent)
+        failNode("pads must be smaller than the window (" + std::to_string(extent) +
+                 "): a window wholly in the padding has no maximum");
+    }
+  }
   Value y;
   if (isMax) {
     y = build<dlc::MaxPoolOp>(x, attrs);
@@ -2363,6 +2383,8 @@ void Importer::importSplit() {
     parts = *c;
   } else {
     int64_t n = attrInt("num_outputs", node->output_size()), dim = shape[axis];
+    if (n <= 0)
+      failNode("num_outputs must be positive");
     int64_t chunk = (dim + n - 1) / n;
     for (int64_t i = 0; i < n; ++i)
       parts.push_back(std::min(chunk, dim - i * chunk));

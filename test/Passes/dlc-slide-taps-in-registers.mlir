@@ -265,3 +265,39 @@ func.func @stride_two_wide(%x: tensor<1x1x2x20xf32>) -> tensor<1x1x1x10xf32> {
   } -> tensor<1x1x1x10xf32>
   return %0 : tensor<1x1x1x10xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A pad as deep as the window (3 rows above a window of 3 rows, which ONNX
+// allows): output row 0's window lies wholly in the padding. Left as it is
+// (the padded copy), as the rows whose window reaches outside the input are
+// unrolled: a pool with pads of 1000 had its compile run for minutes.
+// CHECK-LABEL: func.func @pad_past_window
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x3x5xf32>)
+// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 0, 3, 1] high[0, 0, 1, 1]
+// CHECK: %[[T00:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0] [1, 2, 6, 5]
+// CHECK: %[[T22:.*]] = tensor.extract_slice %[[P]][0, 0, 2, 2] [1, 2, 6, 5]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[T00]], %[[T22]] :
+// CHECK-NOT: scf.forall
+func.func @pad_past_window(%x: tensor<1x2x3x5xf32>) -> tensor<1x2x6x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 3, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x3x5xf32> to tensor<1x2x7x7xf32>
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 6, 5] [1, 1, 1, 1] : tensor<1x2x7x7xf32> to tensor<1x2x6x5xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 6, 5] [1, 1, 1, 1] : tensor<1x2x7x7xf32> to tensor<1x2x6x5xf32>
+  %e = tensor.empty() : tensor<1x2x6x5xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22 : tensor<1x2x6x5xf32>, tensor<1x2x6x5xf32>)
+      outs(%e : tensor<1x2x6x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x6x5xf32>
+  return %0 : tensor<1x2x6x5xf32>
+}
