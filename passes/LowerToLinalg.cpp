@@ -152,13 +152,38 @@ Value ElementwiseLowering<dlc::MulOp>::body(dlc::MulOp, OpBuilder &b,
     return b.create<arith::MulIOp>(loc, x[0], x[1]);
   return b.create<arith::MulFOp>(loc, x[0], x[1]);
 }
+/// An integer divisor `d` that cannot trap: 1 where `d` is 0 or, signed,
+/// -1. x86's integer division raises SIGFPE on a zero divisor and on the
+/// signed minimum over -1, and a zero in a model's integer input killed the
+/// process running it (ONNX leaves the result undefined; onnxruntime's
+/// kernels trap too). Callers give such lanes numpy's results: x / 0 and
+/// x % 0 are 0, x / -1 is -x (wrapping), x % -1 is 0.
+Value nonTrappingDivisor(OpBuilder &b, Location loc, Value d, bool isSigned) {
+  Value one = constLike(b, loc, d, 1);
+  Value bad = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, constLike(b, loc, d, 0));
+  if (isSigned)
+    bad = b.create<arith::OrIOp>(
+        loc, bad,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, constLike(b, loc, d, -1)));
+  return b.create<arith::SelectOp>(loc, bad, one, d);
+}
+
 template <>
 Value ElementwiseLowering<dlc::DivOp>::body(dlc::DivOp op, OpBuilder &b,
                                             Location loc, ValueRange x) {
-  if (!isFloatValue(x[0]))
-    return isUnsignedTensor(op.getLhs()) ? b.create<arith::DivUIOp>(loc, x[0], x[1]).getResult()
-                                         : b.create<arith::DivSIOp>(loc, x[0], x[1]).getResult();
-  return b.create<arith::DivFOp>(loc, x[0], x[1]);
+  if (isFloatValue(x[0]))
+    return b.create<arith::DivFOp>(loc, x[0], x[1]);
+  bool isSigned = !isUnsignedTensor(op.getLhs());
+  Value d = nonTrappingDivisor(b, loc, x[1], isSigned);
+  Value q = isSigned ? b.create<arith::DivSIOp>(loc, x[0], d).getResult()
+                     : b.create<arith::DivUIOp>(loc, x[0], d).getResult();
+  Value zero = constLike(b, loc, x[0], 0);
+  if (isSigned)
+    q = b.create<arith::SelectOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[1], constLike(b, loc, x[1], -1)),
+        b.create<arith::SubIOp>(loc, zero, x[0]), q);
+  return b.create<arith::SelectOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, x[1], zero), zero, q);
 }
 
 #define DLC_MATH_UNARY(OP, MATH)                                                \
@@ -472,9 +497,10 @@ Value ElementwiseLowering<dlc::ModOp>::body(dlc::ModOp op, OpBuilder &b, Locatio
                                             ValueRange x) {
   if (isFloatValue(x[0]))
     return b.create<arith::RemFOp>(loc, x[0], x[1]); // C fmod: the dividend's sign
+  // Divisors 0 and -1 as 1: the remainder 0 (see nonTrappingDivisor).
   if (isUnsignedLike(op.getLhs()))
-    return b.create<arith::RemUIOp>(loc, x[0], x[1]);
-  Value r = b.create<arith::RemSIOp>(loc, x[0], x[1]);
+    return b.create<arith::RemUIOp>(loc, x[0], nonTrappingDivisor(b, loc, x[1], false));
+  Value r = b.create<arith::RemSIOp>(loc, x[0], nonTrappingDivisor(b, loc, x[1], true));
   if (op.getFmod())
     return r;
   // Python's %: a nonzero remainder takes the divisor's sign.

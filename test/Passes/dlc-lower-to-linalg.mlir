@@ -222,9 +222,18 @@ func.func @strided_slice(%x: tensor<4x8xf32>) -> tensor<4x2xf32> {
 // CHECK: linalg.generic
 // CHECK: %[[LT:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : i8
 // CHECK: linalg.yield %[[LT]] : i1
+// The division's divisor 0 is made 1 and its quotient 0 (no SIGFPE).
 // CHECK: linalg.generic
-// CHECK: %[[D:.*]] = arith.divui %{{.*}}, %{{.*}} : i8
-// CHECK: linalg.yield %[[D]] : i8
+// CHECK: ^bb0(%[[X:.*]]: i8, %[[Y:.*]]: i8, %{{.*}}: i8):
+// CHECK: %[[C1:.*]] = arith.constant 1 : i8
+// CHECK: %[[C0:.*]] = arith.constant 0 : i8
+// CHECK: %[[ISZ:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : i8
+// CHECK: %[[SAFE:.*]] = arith.select %[[ISZ]], %[[C1]], %[[Y]] : i8
+// CHECK: %[[D:.*]] = arith.divui %[[X]], %[[SAFE]] : i8
+// CHECK: %[[Z:.*]] = arith.constant 0 : i8
+// CHECK: %[[ISZ2:.*]] = arith.cmpi eq, %[[Y]], %[[Z]] : i8
+// CHECK: %[[Q:.*]] = arith.select %[[ISZ2]], %[[Z]], %[[D]] : i8
+// CHECK: linalg.yield %[[Q]] : i8
 // CHECK: linalg.generic
 // CHECK: %[[F:.*]] = arith.uitofp %{{.*}} : i8 to f32
 // CHECK: linalg.yield %[[F]] : f32
@@ -233,6 +242,37 @@ func.func @unsigned_ops(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xi1>, 
   %1 = dlc.div %a, %b : tensor<4xui8>, tensor<4xui8> -> tensor<4xui8>
   %2 = dlc.cast %a {to = f32} : tensor<4xui8> -> tensor<4xf32>
   return %0, %1, %2 : tensor<4xi1>, tensor<4xui8>, tensor<4xf32>
+}
+
+// -----
+
+// Signed integer division and remainder cannot trap: divisors 0 and -1 are
+// made 1, the quotient then 0 (x / 0) or -x (x / -1, wrapping: the signed
+// minimum over -1 raised SIGFPE), the remainder 0 either way.
+// CHECK-LABEL: func.func @signed_division
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: i32, %[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[C1:.*]] = arith.constant 1 : i32
+// CHECK: %[[C0:.*]] = arith.constant 0 : i32
+// CHECK: %[[ISZ:.*]] = arith.cmpi eq, %[[Y]], %[[C0]] : i32
+// CHECK: %[[CM1:.*]] = arith.constant -1 : i32
+// CHECK: %[[ISM1:.*]] = arith.cmpi eq, %[[Y]], %[[CM1]] : i32
+// CHECK: %[[BAD:.*]] = arith.ori %[[ISZ]], %[[ISM1]] : i1
+// CHECK: %[[SAFE:.*]] = arith.select %[[BAD]], %[[C1]], %[[Y]] : i32
+// CHECK: %[[D:.*]] = arith.divsi %[[X]], %[[SAFE]] : i32
+// CHECK: %[[NEG:.*]] = arith.subi %{{.*}}, %[[X]] : i32
+// CHECK: %[[Q1:.*]] = arith.select %{{.*}}, %[[NEG]], %[[D]] : i32
+// CHECK: %[[Q:.*]] = arith.select %{{.*}}, %{{.*}}, %[[Q1]] : i32
+// CHECK: linalg.yield %[[Q]] : i32
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[A:.*]]: i32, %[[B:.*]]: i32, %{{.*}}: i32):
+// CHECK: %[[SAFER:.*]] = arith.select %{{.*}}, %{{.*}}, %[[B]] : i32
+// CHECK: %[[R:.*]] = arith.remsi %[[A]], %[[SAFER]] : i32
+// CHECK: linalg.yield %[[R]] : i32
+func.func @signed_division(%a: tensor<4xi32>, %b: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
+  %0 = dlc.div %a, %b : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %1 = dlc.mod %a, %b {fmod = true} : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  return %0, %1 : tensor<4xi32>, tensor<4xi32>
 }
 
 // -----

@@ -23,7 +23,8 @@ both):
 `dlc compile` must exit 0, or 1 with one `dlc: error:` line from the
 importer (naming the node, or the graph output), within TIMEOUT_S. An error
 from the pass pipeline (`compilation failed: loc(...)`: a verifier of a
-lowered op) means a check is missing.
+lowered op) means a check is missing. What compiles must run on `dlc run`'s
+random inputs without a crash.
 
 Prints one line per failure and `N variants: N compiled, N refused, N
 failed`; exits non-zero on any failure.
@@ -91,13 +92,22 @@ def check(dlc, path, work):
                            timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return "timed out"
-    if os.path.exists(out):
-        os.remove(out)
     if crashed(p):
         return f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
     if p.returncode == 1 and "compilation failed:" in p.stderr:
         return "an error from the pass pipeline: " + p.stderr.strip()[-300:]
-    return None if p.returncode == 0 else "refused"
+    if p.returncode != 0:
+        return "refused"
+    # A model that compiled runs on `dlc run`'s random inputs without a crash
+    # (it may still refuse them, with an error).
+    try:
+        r = subprocess.run([dlc, "run", out, "--output-dir", out + ".out"], capture_output=True,
+                           text=True, timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "run timed out"
+    finally:
+        os.remove(out)
+    return f"run: exit {r.returncode}: {r.stderr.strip()[-300:]}" if crashed(r) else None
 
 
 def main():
