@@ -519,6 +519,10 @@ def bad_models(out):
                                                        kernel_shape=[3, 3],
                                                        pads=[1000, 1, 1, 1])],
         [img], [tensor("y", [1, 2, 1002, 4])])
+    big = numpy_helper.from_array(np.array([0, 1 << 40, 0, 0], np.int64), "pads")
+    one("pad_too_large", [helper.make_node("Pad", ["x", "pads"], ["y"], name="pad_huge",
+                                           mode="edge")],
+        [x], [tensor("y", [1, 4])], [big])
     # External data whose path leaves the model's directory.
     w = numpy_helper.from_array(np.ones((1, 4), np.float32), "w")
     w.ClearField("raw_data")

@@ -31,10 +31,12 @@
 #include <functional>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 using namespace mlir;
 using namespace dlc::import;
@@ -47,6 +49,9 @@ namespace {
 constexpr int64_t kMinOpset = 7, kMaxOpset = 28;
 /// The newest ai.onnx opset Debian's libonnx 1.12 checker knows.
 constexpr int64_t kCheckerMaxOpset = 17, kCheckerMaxIr = 8;
+/// The largest tensor dlc plans: 1 TiB, past any machine it targets (the
+/// arena holding it is allocated at dlc_create).
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 40;
 
 std::string dtypeName(int32_t t);
 
@@ -166,6 +171,18 @@ private:
   Value where(Value c, Value a, Value b) { return build<dlc::WhereOp>({c, a, b}); }
   Value negLogLikelihood(Value logProb, Value target, Value weight, std::optional<int64_t> ignore,
                          const std::string &reduction);
+  /// Fails the node where a tensor of `shape` and ONNX element type
+  /// `dtype` has more than kMaxTensorBytes (or more elements than int64
+  /// counts): it could not be planned into an arena, and building it (a
+  /// Pad's index map) held the importer for minutes.
+  void requirePlannable(ArrayRef<int64_t> shape, int32_t dtype, const std::string &what) {
+    int64_t bytes = dlc::dtypeBytes(dtype);
+    for (int64_t d : shape)
+      if (d < 0 || (d && bytes > kMaxTensorBytes / d) || (bytes *= d) > kMaxTensorBytes)
+        failNode(what + " would be over " + std::to_string(kMaxTensorBytes >> 40) +
+                 " TiB, more than dlc plans a tensor for");
+  }
+
   void requireSameElementType(Value a, Value b) {
     if (typeOf(a).getElementType() != typeOf(b).getElementType())
       failNode("operands have different element types (" + dtypeName(dtypeOf(a.getType())) +
@@ -435,6 +452,8 @@ void Importer::setOutput(int idx, Value v) {
     if (failed(mlir::verify(op)))
       failNode(diag.empty() ? "invalid operands" : diag);
   }
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    requirePlannable(t.getShape(), dtypeOf(t), "output #" + std::to_string(idx));
   if (idx < node->output_size() && !node->output(idx).empty())
     values[node->output(idx)] = v;
 }
@@ -1514,6 +1533,9 @@ void Importer::importPad() {
       after = std::max<int64_t>(0, after);
       shape = typeOf(x).getShape();
     }
+    std::vector<int64_t> paddedShape(shape.begin(), shape.end());
+    paddedShape[axis] = shape[axis] + before + after;
+    requirePlannable(paddedShape, dtypeOf(x.getType()), "the padded tensor");
     if (mode != "constant") {
       // Edge, reflect and wrap read input positions: one gather of the
       // padded index range mapped into [0, n).
@@ -1531,11 +1553,13 @@ void Importer::importPad() {
         x = gatherAt(x, axis, idx);
       continue;
     }
+    // The fill, broadcast: a block of its own values was a weight the size
+    // of the padding, in the importer's memory and then in the library.
     auto block = [&](int64_t width) -> Value {
       std::vector<int64_t> bs(shape.begin(), shape.end());
       bs[axis] = width;
-      int64_t count = std::accumulate(bs.begin(), bs.end(), (int64_t)1, std::multiplies<int64_t>());
-      return constOf(dtypeOf(x.getType()), bs, std::vector<double>(count, fill));
+      return build<dlc::ExpandOp>(scalarLike(x, fill),
+                                  {builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(bs))});
     };
     SmallVector<Value> parts;
     if (before)
@@ -2793,7 +2817,15 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
 
     for (nodeIndex = 0; nodeIndex < graph.node_size(); ++nodeIndex) {
       node = &graph.node(nodeIndex);
-      importNode();
+      // A constant the node folds to (ConstantOfShape, a Resize's or Tile's
+      // tables) too large for memory: the node, not a bare "std::bad_alloc".
+      try {
+        importNode();
+      } catch (const std::bad_alloc &) {
+        failNode("out of memory building it: its tensors or the constants it folds to are too large");
+      } catch (const std::length_error &) {
+        failNode("out of memory building it: its tensors or the constants it folds to are too large");
+      }
     }
     node = nullptr;
 

@@ -3,8 +3,8 @@
 compile` gives a clear error or a model, never a crash, a hang or an error
 from inside the compiler.
 
-Two families of variants (session 49 found crashes and internal errors in
-both):
+Three families of variants (session 49 found crashes, hangs and internal
+errors in each):
 - types: a test model's second float input made float64 (beside float32
   ones: NumPy 2 turns a float32 array times a float64 scalar into float64,
   an easy way to write such a model), and its first made float16 (its
@@ -14,6 +14,11 @@ both):
   Gemm, MatMul, PRelu and LayerNormalization gave verifier errors from the
   pass pipeline, BatchNormalization crashed, and an f16 input through Acos
   gave an f16 output declared f32.
+- inputs: an integer input (a shape, pads, sizes, repeats, axes) made an
+  initializer from the test's data, its first value 0, -1, 1000 or 2^40.
+  Before, Pad's edge and wrap modes with pads of 2^40 held the importer for
+  minutes, and a constant pad, Tile, Resize and ConstantOfShape failed with
+  a bare "std::bad_alloc".
 - attributes: each integer (or first of an integer list) or float
   attribute of a single-node test set to 0, -7 or 1000 (floats NaN and
   -1e30). Before, MaxPool's kernel_shape 0 crashed, Split's num_outputs 0
@@ -23,7 +28,8 @@ both):
 `dlc compile` must exit 0, or 1 with one `dlc: error:` line from the
 importer (naming the node, or the graph output), within TIMEOUT_S. An error
 from the pass pipeline (`compilation failed: loc(...)`: a verifier of a
-lowered op) means a check is missing. What compiles must run on `dlc run`'s
+lowered op) means a check is missing, and so does a bare C++ exception
+(`std::bad_alloc`). What compiles must run on `dlc run`'s
 random inputs without a crash.
 
 Prints one line per failure and `N variants: N compiled, N refused, N
@@ -36,8 +42,9 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import onnx
-from onnx import AttributeProto, TensorProto
+from onnx import AttributeProto, TensorProto, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_node_tests import TIMEOUT_S, crashed  # noqa: E402
@@ -58,6 +65,35 @@ def retyped(model):
             v = copy(model)
             v.graph.input[floats[which]].type.tensor_type.elem_type = to
             yield suffix, v
+
+
+def reinputted(name, model, test_dir):
+    """(suffix, model) pairs: an integer input (shapes, pads, sizes, axes,
+    repeats) made an initializer from the test's data, its first value set
+    to 0, -1, 1000 or 2^40."""
+    if "expanded" in name:
+        return
+    for i, inp in enumerate(model.graph.input):
+        if inp.type.tensor_type.elem_type not in (TensorProto.INT64, TensorProto.INT32):
+            continue
+        path = os.path.join(test_dir, "test_data_set_0", f"input_{i}.pb")
+        if not os.path.exists(path):
+            continue
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+        data = numpy_helper.to_array(t)
+        if not 0 < data.size <= 64:
+            continue
+        for tag, value in (("z", 0), ("m1", -1), ("big", 1000), ("huge", 1 << 40)):
+            if value > np.iinfo(data.dtype).max:
+                continue
+            flat = data.copy().reshape(-1)
+            flat[0] = value
+            v = copy(model)
+            del v.graph.input[i]
+            v.graph.initializer.append(numpy_helper.from_array(flat.reshape(data.shape), inp.name))
+            yield f"{inp.name}_{tag}", v
 
 
 def reattributed(name, model):
@@ -96,6 +132,8 @@ def check(dlc, path, work):
         return f"exit {p.returncode}: {p.stderr.strip()[-300:]}"
     if p.returncode == 1 and "compilation failed:" in p.stderr:
         return "an error from the pass pipeline: " + p.stderr.strip()[-300:]
+    if p.returncode == 1 and "std::" in p.stderr:
+        return "a bare C++ exception: " + p.stderr.strip()[-300:]
     if p.returncode != 0:
         return "refused"
     # A model that compiled runs on `dlc run`'s random inputs without a crash
@@ -116,8 +154,8 @@ def main():
     ap.add_argument("--tests", required=True, help="the node tests' directory")
     ap.add_argument("--work", required=True)
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
-    ap.add_argument("--kinds", default="types,attributes",
-                    help="comma-separated: types, attributes")
+    ap.add_argument("--kinds", default="types,attributes,inputs",
+                    help="comma-separated: types, attributes, inputs")
     args = ap.parse_args()
     kinds = set(args.kinds.split(","))
     os.makedirs(args.work, exist_ok=True)
@@ -127,6 +165,8 @@ def main():
         model = onnx.load(model_path)
         found = list(retyped(model)) if "types" in kinds else []
         found += list(reattributed(name, model)) if "attributes" in kinds else []
+        found += (list(reinputted(name, model, os.path.dirname(model_path)))
+                  if "inputs" in kinds else [])
         for suffix, v in found:
             paths.append(os.path.join(args.work, f"{name}__{suffix}.onnx"))
             onnx.save(v, paths[-1])
