@@ -155,9 +155,11 @@ Value ElementwiseLowering<dlc::MulOp>::body(dlc::MulOp, OpBuilder &b,
 /// An integer divisor `d` that cannot trap: 1 where `d` is 0 or, signed,
 /// -1. x86's integer division raises SIGFPE on a zero divisor and on the
 /// signed minimum over -1, and a zero in a model's integer input killed the
-/// process running it (ONNX leaves the result undefined; onnxruntime's
-/// kernels trap too). Callers give such lanes numpy's results: x / 0 and
-/// x % 0 are 0, x / -1 is -x (wrapping), x % -1 is 0.
+/// process running it. ONNX leaves the result undefined; onnxruntime
+/// checks every divisor and fails the run ("Integer division by zero"),
+/// for which generated code has no error path yet. Callers give such lanes
+/// numpy's results instead: x / 0 and x % 0 are 0, x / -1 is -x
+/// (wrapping), x % -1 is 0.
 Value nonTrappingDivisor(OpBuilder &b, Location loc, Value d, bool isSigned) {
   Value one = constLike(b, loc, d, 1);
   Value bad = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, d, constLike(b, loc, d, 0));
