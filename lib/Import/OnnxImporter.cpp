@@ -176,18 +176,15 @@ private:
   /// counts): it could not be planned into an arena, and building it (a
   /// Pad's index map) held the importer for minutes.
   void requirePlannable(ArrayRef<int64_t> shape, int32_t dtype, const std::string &what) {
+    if (ShapedType::isDynamicShape(shape))
+      return; // bound before compiling (--input-shape)
     int64_t bytes = dlc::dtypeBytes(dtype);
     for (int64_t d : shape)
-      if (d < 0 || (d && bytes > kMaxTensorBytes / d) || (bytes *= d) > kMaxTensorBytes)
+      if ((d && bytes > kMaxTensorBytes / d) || (bytes *= d) > kMaxTensorBytes)
         failNode(what + " would be over " + std::to_string(kMaxTensorBytes >> 40) +
                  " TiB, more than dlc plans a tensor for");
   }
 
-  void requireSameElementType(Value a, Value b) {
-    if (typeOf(a).getElementType() != typeOf(b).getElementType())
-      failNode("operands have different element types (" + dtypeName(dtypeOf(a.getType())) +
-               " and " + dtypeName(dtypeOf(b.getType())) + ")");
-  }
   void importConv();
   void importConvTranspose();
   void importPool(const std::string &op);
@@ -838,8 +835,6 @@ bool Importer::importElementwise() {
   if (op == "Pow" || op == "PRelu") {
     allowOnlyAttrs({});
     Value a = value(0), b = value(1);
-    if (op == "PRelu") // one T for X and slope (Pow's exponent has its own, T1)
-      requireSameElementType(a, b);
     setOutput(0, op == "Pow" ? build<dlc::PowOp>({a, b}) : build<dlc::PReluOp>({a, b}));
     return true;
   }
@@ -1869,7 +1864,6 @@ bool Importer::importLogical() {
     if (attr("axis"))
       failNode("legacy axis broadcasting is not supported");
     Value a = value(0), b = value(1);
-    requireSameElementType(a, b);
     setOutput(0, build<dlc::CompareOp>({a, b}, {named("predicate", builder.getStringAttr(it->second))}));
     return true;
   }
@@ -1879,7 +1873,6 @@ bool Importer::importLogical() {
     if (attr("axis"))
       failNode("legacy axis broadcasting is not supported");
     Value a = value(0), b = value(1);
-    requireSameElementType(a, b);
     // Logical (bool) and bitwise (integer) forms are one op each.
     bool isAnd = op == "And" || op == "BitwiseAnd", isOr = op == "Or" || op == "BitwiseOr";
     setOutput(0, isAnd  ? build<dlc::AndOp>({a, b})
@@ -1900,7 +1893,6 @@ bool Importer::importLogical() {
   if (op == "Mod") {
     allowOnlyAttrs({"fmod"});
     Value a = value(0), b = value(1);
-    requireSameElementType(a, b);
     bool fmod = attrInt("fmod", 0);
     if (!fmod && isa<FloatType>(typeOf(a).getElementType()))
       failNode("fmod=0 is only defined for integers");
@@ -1913,7 +1905,6 @@ bool Importer::importLogical() {
     if (dir != "LEFT" && dir != "RIGHT")
       failNode("direction must be LEFT or RIGHT");
     Value a = value(0), b = value(1);
-    requireSameElementType(a, b);
     setOutput(0, build<dlc::BitShiftOp>({a, b}, {named("left", builder.getBoolAttr(dir == "LEFT"))}));
     return true;
   }
@@ -2518,7 +2509,6 @@ void Importer::importNode() {
     if (attr("axis"))
       failNode("legacy axis broadcasting is not supported");
     Value a = value(0), b = value(1);
-    requireSameElementType(a, b);
     Value r = op == "Add"   ? build<dlc::AddOp>({a, b})
               : op == "Sub" ? build<dlc::SubOp>({a, b})
               : op == "Mul" ? build<dlc::MulOp>({a, b})
@@ -2819,12 +2809,14 @@ bool Importer::run(dlc::ImportedModel &out, std::string &error) {
       node = &graph.node(nodeIndex);
       // A constant the node folds to (ConstantOfShape, a Resize's or Tile's
       // tables) too large for memory: the node, not a bare "std::bad_alloc".
+      const char *tooLarge =
+          "out of memory building it: its tensors or the constants it folds to are too large";
       try {
         importNode();
       } catch (const std::bad_alloc &) {
-        failNode("out of memory building it: its tensors or the constants it folds to are too large");
-      } catch (const std::length_error &) {
-        failNode("out of memory building it: its tensors or the constants it folds to are too large");
+        failNode(tooLarge);
+      } catch (const std::length_error &) { // a std::vector over max_size()
+        failNode(tooLarge);
       }
     }
     node = nullptr;
