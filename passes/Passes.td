@@ -401,6 +401,20 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     variable had gone without (session 40, Sapphire Rapids, one thread,
     per-call pairs): with them a 2048^3 matmul went from 0.67 to 0.88 of
     OpenBLAS and ResNet-50 ran 3% faster.
+
+    And (`next-panel`) a weight panel read a cache line or more a k step
+    (a transposed tile's 32 filters), larger than `distance-bytes`, that
+    register tiles re-read one after another (the loop around the k loop
+    steps over rows of pixels, or the parallel loop's innermost dim does):
+    the panel after it gets a prefetch at the same k step, so the re-reads
+    pull it in whole; the prefetch `distance-bytes` ahead reaches it only at
+    the end of each re-read, and most of it came in on its first read, 32
+    k steps ahead, too little to hide memory's latency. Measured (session
+    50, Zen 5, paired rounds, order alternated): MobileNetV2 (its 7x7 1x1
+    convs, 7 tiles of 7 pixels a panel) 0.965 of its time at one thread;
+    ResNet-50 1.002 (an identical build: 1.003), its 14x14 stage alone
+    0.982, its 7x7 stage 1.001. Extended to row panels (12 filters, 48
+    bytes a step), ResNet-50 ran 0.7% slower: they are left out.
   }];
   let options = [
     Option<"distanceBytes", "distance-bytes", "int64_t", /*default=*/"4096",
@@ -411,6 +425,8 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
            "how many column tiles ahead a short k loop's strided column read is prefetched (0: k steps ahead as the others)">,
     Option<"epilogueTiles", "epilogue-tiles", "bool", /*default=*/"true",
            "prefetch the epilogue's reads (a residual tile) before the k loop">,
+    Option<"nextPanel", "next-panel", "bool", /*default=*/"true",
+           "prefetch the next weight panel where register tiles re-read one larger than distance-bytes">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

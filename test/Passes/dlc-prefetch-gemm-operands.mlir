@@ -1,5 +1,5 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands | FileCheck %s
-// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0 epilogue-tiles=false' | FileCheck %s --check-prefix=OFF
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0 epilogue-tiles=false next-panel=false' | FileCheck %s --check-prefix=OFF
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='column-tiles-ahead=0' | FileCheck %s --check-prefix=KSTEPS
 
 // A register tile's k loop over a packed filter panel (a global, 6 floats
@@ -262,5 +262,100 @@ func.func @chunked_k(%a: memref<12x2048xf32>, %chunk: index, %out: memref<12x32x
     scf.yield %c : vector<12x32xf32>
   }
   vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<12x32xf32>, memref<12x32xf32>
+  return
+}
+
+// -----
+
+// A transposed tile's filter panel (32 filters: 128 bytes a k step, 40 KB
+// a panel) that the parallel loop's innermost dim, rows of 7 pixels, makes
+// 7 tiles re-read one after another: besides its prefetch 32 steps on, the
+// next panel gets one at the same k step (MobileNetV2's 7x7 1x1 convs).
+// CHECK-LABEL: func.func @next_panel_across_rows
+// CHECK-SAME: (%[[COLS:.*]]: memref<7x320x7xf32>, %[[OUT:.*]]: memref<10x7x7x32xf32>)
+// CHECK: %[[W:.*]] = memref.get_global @panels
+// CHECK: scf.parallel (%[[P:.*]], %[[R:.*]]) =
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c32
+// CHECK-NEXT: memref.prefetch %[[W]][%[[P]], %[[AHEAD]], %c0], read, locality<3>, data
+// CHECK: %[[NEXT:.*]] = arith.addi %[[P]], %c1
+// CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %c0], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[W]][%[[P]], %[[K]], %c0]
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+// OFF-LABEL: func.func @next_panel_across_rows
+// OFF-NOT: memref.prefetch
+memref.global "private" constant @panels : memref<10x320x32xf32> = dense<1.0>
+func.func @next_panel_across_rows(%cols: memref<7x320x7xf32>, %out: memref<10x7x7x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c10 = arith.constant 10 : index
+  %c320 = arith.constant 320 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<7x32xf32>
+  %w = memref.get_global @panels : memref<10x320x32xf32>
+  scf.parallel (%p, %row) = (%c0, %c0) to (%c10, %c7) step (%c1, %c1) {
+    %r = scf.for %k = %c0 to %c320 step %c1 iter_args(%acc = %zero) -> (vector<7x32xf32>) {
+      %x = vector.transfer_read %w[%p, %k, %c0], %z {in_bounds = [true, true]} : memref<10x320x32xf32>, vector<1x32xf32>
+      %y = vector.transfer_read %cols[%row, %k, %c0], %z {in_bounds = [true, true]} : memref<7x320x7xf32>, vector<1x7xf32>
+      %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x32xf32>, vector<1x7xf32> into vector<7x32xf32>
+      scf.yield %c : vector<7x32xf32>
+    }
+    vector.transfer_write %r, %out[%p, %row, %c0, %c0] {in_bounds = [true, true]} : vector<7x32xf32>, memref<10x7x7x32xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The same panel re-read across an scf.for over rows of pixels inside the
+// parallel loop over panels: the next panel is prefetched too. Across a
+// loop that moves the K chunk instead (the k step read at the chunk's
+// offset), the next panel would be read by no tile of this one: none.
+// CHECK-LABEL: func.func @next_panel_rows_not_chunks
+// CHECK-SAME: (%[[COLS:.*]]: memref<7x640x7xf32>, %[[P:[^:]*]]: index,
+// CHECK: %[[W:.*]] = memref.get_global @deep_panels
+// CHECK: scf.for %[[R:.*]] = %c0 to %c7
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: memref.prefetch %[[W]][%[[P]], %{{.*}}, %c0]
+// CHECK: %[[NEXT:.*]] = arith.addi %[[P]], %c1
+// CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %c0]
+// CHECK: scf.for %[[CHUNK:.*]] = %c0 to %c640 step %c320
+// CHECK: scf.for %[[K2:.*]] = {{.*}} iter_args
+// CHECK: %[[AT:.*]] = arith.addi %[[CHUNK]], %[[K2]]
+// CHECK: memref.prefetch %[[W]][%[[P]], %{{.*}}, %c0]
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+memref.global "private" constant @deep_panels : memref<4x640x32xf32> = dense<1.0>
+func.func @next_panel_rows_not_chunks(%cols: memref<7x640x7xf32>, %p: index, %out: memref<7x7x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c320 = arith.constant 320 : index
+  %c640 = arith.constant 640 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<7x32xf32>
+  %w = memref.get_global @deep_panels : memref<4x640x32xf32>
+  scf.for %row = %c0 to %c7 step %c1 {
+    %r = scf.for %k = %c0 to %c640 step %c1 iter_args(%acc = %zero) -> (vector<7x32xf32>) {
+      %x = vector.transfer_read %w[%p, %k, %c0], %z {in_bounds = [true, true]} : memref<4x640x32xf32>, vector<1x32xf32>
+      %y = vector.transfer_read %cols[%row, %k, %c0], %z {in_bounds = [true, true]} : memref<7x640x7xf32>, vector<1x7xf32>
+      %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x32xf32>, vector<1x7xf32> into vector<7x32xf32>
+      scf.yield %c : vector<7x32xf32>
+    }
+    vector.transfer_write %r, %out[%row, %c0, %c0] {in_bounds = [true, true]} : vector<7x32xf32>, memref<7x7x32xf32>
+  }
+  scf.for %chunk = %c0 to %c640 step %c320 {
+    %r = scf.for %k = %c0 to %c320 step %c1 iter_args(%acc = %zero) -> (vector<7x32xf32>) {
+      %at = arith.addi %chunk, %k : index
+      %x = vector.transfer_read %w[%p, %at, %c0], %z {in_bounds = [true, true]} : memref<4x640x32xf32>, vector<1x32xf32>
+      %y = vector.transfer_read %cols[%c0, %at, %c0], %z {in_bounds = [true, true]} : memref<7x640x7xf32>, vector<1x7xf32>
+      %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x32xf32>, vector<1x7xf32> into vector<7x32xf32>
+      scf.yield %c : vector<7x32xf32>
+    }
+    vector.transfer_write %r, %out[%c0, %c0, %c0] {in_bounds = [true, true]} : vector<7x32xf32>, memref<7x7x32xf32>
+  }
   return
 }
