@@ -406,15 +406,18 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     (a transposed tile's 32 filters), larger than `distance-bytes`, that
     register tiles re-read one after another (the loop around the k loop
     steps over rows of pixels, or the parallel loop's innermost dim does):
-    the panel after it gets a prefetch at the same k step, so the re-reads
-    pull it in whole; the prefetch `distance-bytes` ahead reaches it only at
-    the end of each re-read, and most of it came in on its first read, 32
-    k steps ahead, too little to hide memory's latency. Measured (session
-    50, Zen 5, paired rounds, order alternated): MobileNetV2 (its 7x7 1x1
-    convs, 7 tiles of 7 pixels a panel) 0.965 of its time at one thread;
-    ResNet-50 1.002 (an identical build: 1.003), its 14x14 stage alone
-    0.982, its 7x7 stage 1.001. Extended to row panels (12 filters, 48
-    bytes a step), ResNet-50 ran 0.7% slower: they are left out.
+    on the last row, the panel after it gets a prefetch at the same k step,
+    a whole re-read ahead of its first read (on the other rows the same
+    prefetch goes to the line the step reads: an index select before the
+    loop). The prefetch `distance-bytes` ahead, 32 k steps there, left the
+    next panel's first read waiting on memory. Measured (session 50,
+    paired rounds, order alternated): on Zen 5, MobileNetV2 (its 7x7 1x1
+    convs, 7 tiles of 7 pixels a panel) 0.983 of its time at one thread
+    and 0.984 at two; ResNet-50 1.015 (an identical build: 1.008). On
+    every row, Zen 5 gained more (0.967-0.972 at one thread) but the
+    device's Xeon at 16 threads lost 1.4-1.8% (the last row: 0.4%, noise
+    there), prefetching panels other threads' shares read. Extended to
+    row panels (12 filters, 48 bytes a step), ResNet-50 ran 0.7% slower.
   }];
   let options = [
     Option<"distanceBytes", "distance-bytes", "int64_t", /*default=*/"4096",

@@ -269,17 +269,20 @@ func.func @chunked_k(%a: memref<12x2048xf32>, %chunk: index, %out: memref<12x32x
 
 // A transposed tile's filter panel (32 filters: 128 bytes a k step, 40 KB
 // a panel) that the parallel loop's innermost dim, rows of 7 pixels, makes
-// 7 tiles re-read one after another: besides its prefetch 32 steps on, the
-// next panel gets one at the same k step (MobileNetV2's 7x7 1x1 convs).
+// 7 tiles re-read one after another: besides its prefetch 32 steps on, on
+// the last row (6) the next panel gets one at the same k step, and on the
+// others the panel read does (MobileNetV2's 7x7 1x1 convs).
 // CHECK-LABEL: func.func @next_panel_across_rows
 // CHECK-SAME: (%[[COLS:.*]]: memref<7x320x7xf32>, %[[OUT:.*]]: memref<10x7x7x32xf32>)
 // CHECK: %[[W:.*]] = memref.get_global @panels
 // CHECK: scf.parallel (%[[P:.*]], %[[R:.*]]) =
-// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[NEXT:.*]] = arith.addi %[[P]], %c1
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[R]], %c6
+// CHECK-NEXT: %[[FROM:.*]] = arith.select %[[LAST]], %[[NEXT]], %[[P]]
+// CHECK-NEXT: scf.for %[[K:.*]] = {{.*}} iter_args
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[K]], %c32
 // CHECK-NEXT: memref.prefetch %[[W]][%[[P]], %[[AHEAD]], %c0], read, locality<3>, data
-// CHECK: %[[NEXT:.*]] = arith.addi %[[P]], %c1
-// CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %c0], read, locality<3>, data
+// CHECK-NEXT: memref.prefetch %[[W]][%[[FROM]], %[[K]], %c0], read, locality<3>, data
 // CHECK-NEXT: vector.transfer_read %[[W]][%[[P]], %[[K]], %c0]
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.contract
@@ -311,17 +314,19 @@ func.func @next_panel_across_rows(%cols: memref<7x320x7xf32>, %out: memref<10x7x
 // -----
 
 // The same panel re-read across an scf.for over rows of pixels inside the
-// parallel loop over panels: the next panel is prefetched too. Across a
+// parallel loop over panels: the next panel is prefetched on its last row. Across a
 // loop that moves the K chunk instead (the k step read at the chunk's
 // offset), the next panel would be read by no tile of this one: none.
 // CHECK-LABEL: func.func @next_panel_rows_not_chunks
 // CHECK-SAME: (%[[COLS:.*]]: memref<7x640x7xf32>, %[[P:[^:]*]]: index,
 // CHECK: %[[W:.*]] = memref.get_global @deep_panels
 // CHECK: scf.for %[[R:.*]] = %c0 to %c7
-// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
-// CHECK: memref.prefetch %[[W]][%[[P]], %{{.*}}, %c0]
 // CHECK: %[[NEXT:.*]] = arith.addi %[[P]], %c1
-// CHECK-NEXT: memref.prefetch %[[W]][%[[NEXT]], %[[K]], %c0]
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[R]], %c6
+// CHECK-NEXT: %[[FROM:.*]] = arith.select %[[LAST]], %[[NEXT]], %[[P]]
+// CHECK-NEXT: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: memref.prefetch %[[W]][%[[P]], %{{.*}}, %c0]
+// CHECK-NEXT: memref.prefetch %[[W]][%[[FROM]], %[[K]], %c0]
 // CHECK: scf.for %[[CHUNK:.*]] = %c0 to %c640 step %c320
 // CHECK: scf.for %[[K2:.*]] = {{.*}} iter_args
 // CHECK: %[[AT:.*]] = arith.addi %[[CHUNK]], %[[K2]]
