@@ -413,11 +413,12 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     next panel's first read waiting on memory. Measured (session 50,
     paired rounds, order alternated): on Zen 5, MobileNetV2 (its 7x7 1x1
     convs, 7 tiles of 7 pixels a panel) 0.983 of its time at one thread
-    and 0.984 at two; ResNet-50 1.015 (an identical build: 1.008). On
-    every row, Zen 5 gained more (0.967-0.972 at one thread) but the
-    device's Xeon at 16 threads lost 1.4-1.8% (the last row: 0.4%, noise
-    there), prefetching panels other threads' shares read. Extended to
-    row panels (12 filters, 48 bytes a step), ResNet-50 ran 0.7% slower.
+    and 0.984 at two; ResNet-50 1.015 (an identical build: 1.008); AVX2
+    builds (6 x 16 tiles, 64 bytes a step) MobileNetV2 0.987, ResNet-18
+    0.989. From every row, Zen 5 gained more (0.967-0.972 at one thread)
+    but the device's Xeon at 16 threads lost 1.4-1.8% (the last row: 0.4%,
+    noise there), prefetching panels other threads' shares read. Extended
+    to row panels (12 filters, 48 bytes a step), ResNet-50 ran 0.7% slower.
   }];
   let options = [
     Option<"distanceBytes", "distance-bytes", "int64_t", /*default=*/"4096",

@@ -295,9 +295,10 @@ struct PrefetchGemmOperandsPass
     int64_t last;
   };
 
-  /// Whether the loop right around the k loop `loop` (an scf.for, or an
-  /// scf.parallel's innermost dim) has at least two iterations and `read`'s
-  /// indices other than the k step's do not move with it.
+  /// The loop right around the k loop `loop` (an scf.for, or an
+  /// scf.parallel's innermost dim) where it has a constant two iterations
+  /// or more and `read`'s indices do not move with it (the k step's only
+  /// with `loop`); none otherwise.
   static std::optional<RowLoop> rereadsAcrossEnclosingLoop(scf::ForOp loop,
                                                            vector::TransferReadOp read,
                                                            int64_t kDim) {

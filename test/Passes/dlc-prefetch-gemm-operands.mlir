@@ -314,9 +314,10 @@ func.func @next_panel_across_rows(%cols: memref<7x320x7xf32>, %out: memref<10x7x
 // -----
 
 // The same panel re-read across an scf.for over rows of pixels inside the
-// parallel loop over panels: the next panel is prefetched on its last row. Across a
-// loop that moves the K chunk instead (the k step read at the chunk's
-// offset), the next panel would be read by no tile of this one: none.
+// parallel loop over panels: the next panel is prefetched on the last row.
+// Across a loop that moves the K chunk instead (the k step read at the
+// chunk's offset), the next panel would be read by no tile of this one:
+// none.
 // CHECK-LABEL: func.func @next_panel_rows_not_chunks
 // CHECK-SAME: (%[[COLS:.*]]: memref<7x640x7xf32>, %[[P:[^:]*]]: index,
 // CHECK: %[[W:.*]] = memref.get_global @deep_panels
