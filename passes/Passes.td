@@ -430,7 +430,7 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     Option<"epilogueTiles", "epilogue-tiles", "bool", /*default=*/"true",
            "prefetch the epilogue's reads (a residual tile) before the k loop">,
     Option<"nextPanel", "next-panel", "bool", /*default=*/"true",
-           "prefetch the next weight panel where register tiles re-read one larger than distance-bytes">,
+           "on the last row of tiles that re-read a weight panel larger than distance-bytes, prefetch the next panel">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

@@ -1,6 +1,6 @@
 //===- PrefetchGemmOperands.cpp - prefetch what a GEMM's k loop streams ---===//
 //
-// A register tile's k loop reads its operands one k step at a time. Three
+// A register tile's k loop reads its operands one k step at a time. Four
 // reads are not kept ahead of by the hardware prefetcher:
 // - a weight panel (read from memory once per run) where the GEMM has few
 //   columns, so that each panel serves one register tile: the FMAs wait on
@@ -10,6 +10,10 @@
 //   more lines than L1's sets hold at that stride. A prefetch some steps
 //   ahead has the line in L1 when the step comes; where the k loop is
 //   short (16 or 32 channels), the same row of a column tile further on.
+// - the next weight panel, where tiles of rows of pixels re-read a panel
+//   one after another (a transposed tile's 32 filters): the prefetch a few
+//   KB ahead reaches it only at the end of each re-read. The last row's
+//   tile prefetches it at the same k step, a whole re-read ahead.
 // - the epilogue's tile after the loop (a residual, a line per row from L2
 //   or L3): prefetched before the loop, it arrives while the tile
 //   accumulates.
