@@ -66,7 +66,13 @@ def ConvToOuterProducts : Pass<"dlc-conv-to-outer-products", "mlir::func::FuncOp
     larger conv whose window rows for one output row (C x KH input rows)
     take at most `max-window-row-bytes` (an image stem) is rewritten too,
     in tiles of 8 filters by 2 vectors of the row, one after the other
-    along it. Other larger convs keep the im2col GEMM.
+    along it. Other larger convs keep the im2col GEMM. With
+    `read-around-padding`, an input that is a zero `tensor.pad` of its H
+    and W is read from the pad's source: tap rows outside it are left out
+    of the tap-row loop's bounds and a read that starts or ends outside a
+    row is moved inside it, its lanes past the row shuffled in as zeros
+    (no padded copy of the input; where one read is wider than the row,
+    the pad stays).
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
@@ -79,6 +85,9 @@ def ConvToOuterProducts : Pass<"dlc-conv-to-outer-products", "mlir::func::FuncOp
            "a larger conv is rewritten too, in tiles of 8 filters by 2 vectors, "
            "where one output row's window (C x KH input rows) takes at most "
            "these bytes and its filters are a multiple of 8 (0: none)">,
+    Option<"readAroundPadding", "read-around-padding", "bool", /*default=*/"true",
+           "read a zero-padded input's source, the padding's taps skipped or "
+           "shuffled in as zeros, instead of a padded copy">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"];

@@ -1,4 +1,5 @@
 // RUN: %dlc-opt %s --dlc-conv-to-outer-products="vector-width=8 max-accumulators=12 max-window-row-bytes=4096" --split-input-file | FileCheck %s
+// RUN: %dlc-opt %s --dlc-conv-to-outer-products="vector-width=8 max-accumulators=12 max-window-row-bytes=4096 read-around-padding=false" --split-input-file | FileCheck %s --check-prefix=NOPAD
 
 // Two filters over one input channel, rows of 8 pixels: a [2, 8] tile per
 // output row (pixels in lanes), started from the broadcast bias, summed over
@@ -139,31 +140,60 @@ func.func @kept(%x: tensor<1x8x9x9xf32>, %big: tensor<1x64x34x34xf32>, %wv: tens
 // floats, 2.9 KB) fit max-window-row-bytes: tiles of 8 filters per output
 // row (input row = 2 x row + tap row), the row's 5 vectors of 8 pixels in
 // segments of 2, 2 and 1, each summed over the window on its own. A tap's
-// 8 pixels are every other element of 16 read contiguously (the last
-// segment's read ends inside the padded row: no wider pad). The BatchNorm
+// 8 pixels are every other element of 16 read contiguously. The BatchNorm
 // (scale and shift per filter) and the clamp that follow run on the
 // registers, the scale read once per tile, broadcast along the pixels.
+// The zero pad is read around, not copied: tap row 0 of output row 0 is
+// the top padding, so a row's tap rows start at max(0, 1 - 2 x row), and
+// rows starting at 0 take a loop with constant bounds (scf.if); the first
+// chunk's tap column 0 reads from column 0 and shuffles a zero into lane 0
+// (column -1); the last chunk's reads (columns 63 + kx..) start at column
+// 64 at most, inside the row. With read-around-padding=false (NOPAD) the
+// pad stays and the rows read it.
 // CHECK-LABEL: func.func @strided_segments
-// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 8 filters x 40-pixel lanes, epilogue in registers"]
-// CHECK: %[[PADDED:[a-z0-9_]+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<1x3x80x80xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["?: outer products per output row, no im2col; 8 filters x 40-pixel lanes, epilogue in registers, padding read around (no padded copy)"]
+// CHECK-NOT: tensor.pad
 // CHECK: scf.forall (%[[N:.*]], %[[FB:.*]], %[[ROW:.*]]) in (1, 2, 40)
 // CHECK: %[[SCALE:[0-9]+]] = vector.transfer_read %{{.*}}[%{{.*}}], %{{.*}} {{{.*}}permutation_map = #{{.*}}} : tensor<16xf32>, vector<8x8xf32>
-// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
-// CHECK: scf.for %[[KY:[a-z0-9_]+]] = {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
 // CHECK: %[[TWICE:[0-9]+]] = arith.muli %[[ROW]], %{{.*}} : index
-// CHECK: arith.addi %[[TWICE]], %[[KY]] : index
-// CHECK: %[[WIDE_TAPS:[0-9]+]] = vector.transfer_read %[[PADDED]]{{.*}} : tensor<1x3x82x82xf32>, vector<16xf32>
+// CHECK: %[[ORIGIN:[0-9]+]] = arith.subi %[[TWICE]], %{{.*}} : index
+// CHECK: %[[ABOVE:[0-9]+]] = arith.subi %{{.*}}, %[[ORIGIN]] : index
+// CHECK: %[[FIRST:[0-9]+]] = arith.maxsi %{{.*}}, %[[ABOVE]] : index
+// CHECK: %[[INTERIOR:[0-9]+]] = arith.cmpi eq, %[[FIRST]], %{{.*}} : index
+// CHECK: scf.if %[[INTERIOR]] -> (vector<8x8xf32>, vector<8x8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: scf.for %[[KY:[a-z0-9_]+]] = %c0 to %c3{{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: %[[IN_ROW:[0-9]+]] = arith.addi %[[ORIGIN]], %[[KY]] : index
+// CHECK: %[[EDGE:[0-9]+]] = vector.transfer_read %[[X]][%[[N]], %{{.*}}, %[[IN_ROW]], %c0{{.*}}]{{.*}} : tensor<1x3x80x80xf32>, vector<16xf32>
+// CHECK: %[[ZEROS:[a-z0-9_]+]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: %[[EDGE_TAPS:[0-9]+]] = vector.shuffle %[[EDGE]], %[[ZEROS]] [16, 1, 3, 5, 7, 9, 11, 13] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.outerproduct %{{.*}}, %[[EDGE_TAPS]], %{{.*}} {kind = #vector.kind<add>} : vector<8xf32>, vector<8xf32>
+// CHECK: %[[WIDE_TAPS:[0-9]+]] = vector.transfer_read %[[X]]{{.*}} : tensor<1x3x80x80xf32>, vector<16xf32>
 // CHECK: %[[TAPS:[0-9]+]] = vector.shuffle %[[WIDE_TAPS]], %[[WIDE_TAPS]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
 // CHECK: vector.outerproduct %{{.*}}, %[[TAPS]], %{{.*}} {kind = #vector.kind<add>} : vector<8xf32>, vector<8xf32>
+// CHECK: } else {
+// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %c3{{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
 // CHECK: math.fma %{{.*}}, %[[SCALE]], %{{.*}} : vector<8x8xf32>
 // CHECK: arith.minimumf {{.*}} : vector<8x8xf32>
 // CHECK: vector.transfer_write
 // CHECK: vector.transfer_write
-// CHECK: scf.for {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
-// CHECK: scf.for {{.*}} -> (vector<8x8xf32>) {
+// CHECK: scf.if {{.*}} -> (vector<8x8xf32>, vector<8x8xf32>)
+// CHECK: scf.if {{.*}} -> (vector<8x8xf32>) {
+// CHECK: vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c64]{{.*}} : tensor<1x3x80x80xf32>, vector<16xf32>
+// CHECK: %[[LAST:[0-9]+]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c64_{{[0-9]+}}]{{.*}} : tensor<1x3x80x80xf32>, vector<16xf32>
+// CHECK: vector.shuffle %[[LAST]], %[[LAST]] [1, 3, 5, 7, 9, 11, 13, 15] : vector<16xf32>, vector<16xf32>
 // CHECK: vector.transfer_write
 // CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], %{{.*}}, %[[ROW]], 0] [1, 8, 1, 40] [1, 1, 1, 1]
 // CHECK-NOT: linalg.generic
+// NOPAD-LABEL: func.func @strided_segments
+// NOPAD-SAME: 8 filters x 40-pixel lanes, epilogue in registers"]
+// NOPAD: %[[PADDED:[a-z0-9_]+]] = tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 1, 1]
+// NOPAD: scf.forall
+// NOPAD-NOT: scf.if
+// NOPAD: scf.for %{{.*}} = %c0 to %c3
+// NOPAD: vector.transfer_read %[[PADDED]]{{.*}} : tensor<1x3x82x82xf32>, vector<16xf32>
 func.func @strided_segments(%x: tensor<1x3x80x80xf32>) -> tensor<1x16x40x40xf32> {
   %w = arith.constant dense<0.5> : tensor<16x3x3x3xf32>
   %scale = arith.constant dense<2.0> : tensor<16xf32>
