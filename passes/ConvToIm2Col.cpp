@@ -10,6 +10,7 @@
 #include "passes/LibraryGemm.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
+#include "passes/TransposedPlanes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -48,6 +49,10 @@ Value packedFilter(OpBuilder &b, Location loc, ArrayRef<float> w, int64_t f, int
   return dlc::f32Constant(b, loc, {panels, k, rows}, packed, "packed_filter");
 }
 
+/// Marks the transpose that packs a pixelRows GEMM's columns into row
+/// tiles until writeRowTilesInProducers has seen it.
+constexpr llvm::StringLiteral kPackedRowTiles = "dlc.packed_row_tiles";
+
 /// The pixelRows GEMM acc[n, F', P'] += w[F'/L, K, L] x cols[n, K, P']: the
 /// columns first packed into row tiles [n, P'/R, K, R] (R = the tile's
 /// pixel rows), so that a k step's R broadcasts are contiguous, as the
@@ -64,22 +69,21 @@ Value pixelRowsGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value
   int64_t panels = wType.getDimSize(0), lanes = wType.getDimSize(2), tiles = pp / r;
   Type elem = colsType.getElementType();
   MLIRContext *ctx = b.getContext();
+  AffineExpr dn, dt, dk, dr;
+  bindDims(ctx, dn, dt, dk, dr);
   Value cols4 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, k, tiles, r}, elem), cols,
       ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  AffineExpr dn, dt, dk, dr;
-  bindDims(ctx, dn, dt, dk, dr);
-  Value packed = b.create<linalg::GenericOp>(
-                      loc, TypeRange{RankedTensorType::get({n, tiles, k, r}, elem)},
-                      ValueRange{cols4},
-                      ValueRange{dlc::paddedBuffer(b, loc, {n, tiles, k, r}, elem)},
-                      ArrayRef<AffineMap>{AffineMap::get(4, 0, {dn, dk, dt, dr}, ctx),
-                                          AffineMap::getMultiDimIdentityMap(4, ctx)},
-                      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-                      [](OpBuilder &nb, Location l, ValueRange args) {
-                        nb.create<linalg::YieldOp>(l, args[0]);
-                      })
-                      .getResult(0);
+  auto pack = b.create<linalg::GenericOp>(
+      loc, TypeRange{RankedTensorType::get({n, tiles, k, r}, elem)}, ValueRange{cols4},
+      ValueRange{dlc::paddedBuffer(b, loc, {n, tiles, k, r}, elem)},
+      ArrayRef<AffineMap>{AffineMap::get(4, 0, {dn, dk, dt, dr}, ctx),
+                          AffineMap::getMultiDimIdentityMap(4, ctx)},
+      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+      [](OpBuilder &nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
+  // See writeRowTilesInProducers.
+  pack->setAttr(kPackedRowTiles, b.getUnitAttr());
+  Value packed = pack.getResult(0);
   Value acc5 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, panels, lanes, tiles, r}, elem), acc,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4}});
@@ -574,7 +578,53 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm, fusedColumnsDepth,
                             l2CacheBytes);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    writeRowTilesInProducers();
+  }
+
+  /// Where a pixelRows GEMM's row tiles are rows of its [N, K, H, W] input
+  /// (R = W) and the input is a plane-by-plane producer's output that only
+  /// the packing transpose reads, the producer writes the packed tiles
+  /// itself (dlc::writePlanesTransposed: MobileNetV2's narrow depthwise
+  /// convs before its 7x7 projections). After the patterns: while a conv
+  /// is being rewritten it still reads its input too.
+  void writeRowTilesInProducers() {
+    SmallVector<linalg::GenericOp> packs;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (g->hasAttr(kPackedRowTiles))
+        packs.push_back(g);
+    });
+    for (linalg::GenericOp pack : packs) {
+      pack->removeAttr(kPackedRowTiles);
+      // The input through the identity reshape [N, K, H W] -> [N, K, H, W]
+      // the GEMM's columns went through, unless that folded away.
+      Value x = pack.getDpsInputOperand(0)->get();
+      auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
+      auto collapse = expand ? expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>()
+                             : tensor::CollapseShapeOp();
+      if (collapse && collapse.getSrcType() == expand.getResultType() && expand->hasOneUse() &&
+          collapse->hasOneUse())
+        x = collapse.getSrc();
+      auto type = cast<RankedTensorType>(x.getType());
+      auto packedType = cast<RankedTensorType>(pack.getResult(0).getType());
+      if (!x.hasOneUse() || type.getRank() != 4 || packedType.getRank() != 4 ||
+          packedType.getShape() != ArrayRef<int64_t>{type.getDimSize(0), type.getDimSize(2),
+                                                     type.getDimSize(1), type.getDimSize(3)})
+        continue;
+      OpBuilder b(pack);
+      Value packed = dlc::writePlanesTransposed(b, x);
+      if (!packed)
+        continue;
+      pack.getResult(0).replaceAllUsesWith(packed);
+      Operation *producer = x.getDefiningOp();
+      pack.erase();
+      if (collapse && x == collapse.getSrc()) {
+        expand.erase();
+        collapse.erase();
+      }
+      if (producer->use_empty())
+        producer->erase();
+    }
   }
 };
 } // namespace

@@ -120,7 +120,12 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     added after it: by its one user where that is an elementwise generic
     (added to the conv's value first), else by an add of its own that its
     users read. dlc-tile-and-vectorize starts register tiles from a fill in
-    registers, not from a bias written over the output.
+    registers, not from a bias written over the output. A transposed tile
+    (rows of pixels) packs its columns into [N, P'/R, K, R]; where R is the
+    map's width, those are the input's rows, and an input that an scf.forall
+    writes a channel plane at a time for this conv alone (a narrow depthwise
+    conv's) is written in that layout by the forall itself instead of
+    transposed after it (dlc::writePlanesTransposed).
   }];
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
