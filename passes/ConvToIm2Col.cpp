@@ -602,8 +602,9 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
       auto expand = x.getDefiningOp<tensor::ExpandShapeOp>();
       auto collapse = expand ? expand.getSrc().getDefiningOp<tensor::CollapseShapeOp>()
                              : tensor::CollapseShapeOp();
-      if (collapse && collapse.getSrcType() == expand.getResultType() && expand->hasOneUse() &&
-          collapse->hasOneUse())
+      if (collapse && collapse.getSrcType() == expand.getResultType() &&
+          collapse.getReassociationIndices() == expand.getReassociationIndices() &&
+          expand->hasOneUse() && collapse->hasOneUse())
         x = collapse.getSrc();
       auto type = cast<RankedTensorType>(x.getType());
       auto packedType = cast<RankedTensorType>(pack.getResult(0).getType());
@@ -617,7 +618,11 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
         continue;
       pack.getResult(0).replaceAllUsesWith(packed);
       Operation *producer = x.getDefiningOp();
+      Operation *packBuffer = pack.getDpsInitOperand(0)->get().getDefiningOp();
       pack.erase();
+      if (isa_and_nonnull<bufferization::AllocTensorOp, tensor::EmptyOp>(packBuffer) &&
+          packBuffer->use_empty())
+        packBuffer->erase();
       if (collapse && x == collapse.getSrc()) {
         expand.erase();
         collapse.erase();

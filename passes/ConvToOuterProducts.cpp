@@ -307,74 +307,74 @@ struct ConvToOuterProductsPass
       // Sum over (channel, tap row) from tap row `firstRow` to `endRow`:
       // each tap column unrolled.
       auto sumWindow = [&](Value firstRow, Value endRow) -> SmallVector<Value> {
-      auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), starts);
-      b.setInsertionPointToStart(channels.getBody());
-      Value ci = channels.getInductionVar();
-      auto tapRows = b.create<scf::ForOp>(loc, firstRow, endRow, idx(1),
-                                          channels.getRegionIterArgs());
-      b.setInsertionPointToStart(tapRows.getBody());
-      Value ky = tapRows.getInductionVar();
-      SmallVector<Value> sums(tapRows.getRegionIterArgs());
-      Value inRow = b.create<arith::AddIOp>(loc, rowOrigin, ky);
-      // Chunk j's pixels of tap column kx's input row: contiguous from kx,
-      // or with a stride every sw-th element of sw vectors read contiguously
-      // (one vpermt2ps a vector for stride 2 on AVX-512). With the pad read
-      // around, a read that would start left of the row or end right of it
-      // starts inside it instead, and the lanes of the padding's columns
-      // come from a zero vector in the same shuffle (the column offsets are
-      // constants: only the row's first and last chunks shuffle more).
-      auto tapChunk = [&](int64_t kx, int64_t j) -> Value {
-        if (readAround) {
-          int64_t first = j * chunkPixels * sw + kx - source.left; // lane 0's column
-          int64_t at = std::clamp<int64_t>(first, 0, sourceColumns - readWidth);
-          auto wideType = VectorType::get({readWidth}, f32);
-          Value wide = b.create<vector::TransferReadOp>(loc, wideType, x,
-                                                        ValueRange{bn, ci, inRow, idx(at)}, pad,
-                                                        ArrayRef<bool>{true});
-          SmallVector<int64_t> lanes;
-          bool zeros = false;
-          for (int64_t l = 0; l < chunkPixels; ++l) {
-            int64_t column = first + l * sw;
-            bool inside = column >= 0 && column < sourceColumns;
-            lanes.push_back(inside ? column - at : readWidth);
-            zeros |= !inside;
+        auto channels = b.create<scf::ForOp>(loc, zero, idx(c), idx(1), starts);
+        b.setInsertionPointToStart(channels.getBody());
+        Value ci = channels.getInductionVar();
+        auto tapRows = b.create<scf::ForOp>(loc, firstRow, endRow, idx(1),
+                                            channels.getRegionIterArgs());
+        b.setInsertionPointToStart(tapRows.getBody());
+        Value ky = tapRows.getInductionVar();
+        SmallVector<Value> sums(tapRows.getRegionIterArgs());
+        Value inRow = b.create<arith::AddIOp>(loc, rowOrigin, ky);
+        // Chunk j's pixels of tap column kx's input row: contiguous from kx,
+        // or with a stride every sw-th element of sw vectors read contiguously
+        // (one vpermt2ps a vector for stride 2 on AVX-512). With the pad read
+        // around, a read that would start left of the row or end right of it
+        // starts inside it instead, and the lanes of the padding's columns
+        // come from a zero vector in the same shuffle (the column offsets are
+        // constants: only the row's first and last chunks shuffle more).
+        auto tapChunk = [&](int64_t kx, int64_t j) -> Value {
+          if (readAround) {
+            int64_t first = j * chunkPixels * sw + kx - source.left; // lane 0's column
+            int64_t at = std::clamp<int64_t>(first, 0, sourceColumns - readWidth);
+            auto wideType = VectorType::get({readWidth}, f32);
+            Value wide = b.create<vector::TransferReadOp>(loc, wideType, x,
+                                                          ValueRange{bn, ci, inRow, idx(at)}, pad,
+                                                          ArrayRef<bool>{true});
+            SmallVector<int64_t> lanes;
+            bool zeros = false;
+            for (int64_t l = 0; l < chunkPixels; ++l) {
+              int64_t column = first + l * sw;
+              bool inside = column >= 0 && column < sourceColumns;
+              lanes.push_back(inside ? column - at : readWidth);
+              zeros |= !inside;
+            }
+            if (!zeros && sw == 1)
+              return wide;
+            Value other = zeros ? b.create<arith::ConstantOp>(
+                                       loc, wideType, DenseElementsAttr::get(wideType, 0.0f))
+                                       .getResult()
+                                : wide;
+            return b.create<vector::ShuffleOp>(loc, wide, other, lanes);
           }
-          if (!zeros && sw == 1)
-            return wide;
-          Value other = zeros ? b.create<arith::ConstantOp>(
-                                     loc, wideType, DenseElementsAttr::get(wideType, 0.0f))
-                                     .getResult()
-                              : wide;
-          return b.create<vector::ShuffleOp>(loc, wide, other, lanes);
+          Value col = idx(j * chunkPixels * sw + kx);
+          if (sw == 1)
+            return b.create<vector::TransferReadOp>(loc, VectorType::get({chunkPixels}, f32), x,
+                                                    ValueRange{bn, ci, inRow, col}, pad,
+                                                    ArrayRef<bool>{true});
+          Value wide = b.create<vector::TransferReadOp>(
+              loc, VectorType::get({chunkPixels * sw}, f32), x, ValueRange{bn, ci, inRow, col}, pad,
+              ArrayRef<bool>{true});
+          return b.create<vector::ShuffleOp>(loc, wide, wide, every);
+        };
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          Value weights = b.create<vector::TransferReadOp>(
+              loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
+          for (int64_t j = first; j < first + count; ++j) {
+            Value taps = tapChunk(kx, j);
+            Value &sum = sums[j - first];
+            sum = tile.filterLanes
+                      ? b.create<vector::OuterProductOp>(loc, chunkType, taps, weights, sum)
+                            .getResult()
+                      : b.create<vector::OuterProductOp>(loc, chunkType, weights, taps, sum)
+                            .getResult();
+          }
         }
-        Value col = idx(j * chunkPixels * sw + kx);
-        if (sw == 1)
-          return b.create<vector::TransferReadOp>(loc, VectorType::get({chunkPixels}, f32), x,
-                                                  ValueRange{bn, ci, inRow, col}, pad,
-                                                  ArrayRef<bool>{true});
-        Value wide = b.create<vector::TransferReadOp>(
-            loc, VectorType::get({chunkPixels * sw}, f32), x, ValueRange{bn, ci, inRow, col}, pad,
-            ArrayRef<bool>{true});
-        return b.create<vector::ShuffleOp>(loc, wide, wide, every);
-      };
-      for (int64_t kx = 0; kx < kw; ++kx) {
-        Value weights = b.create<vector::TransferReadOp>(
-            loc, lanesType, wPacked, ValueRange{ci, ky, idx(kx), f0}, pad, ArrayRef<bool>{true});
-        for (int64_t j = first; j < first + count; ++j) {
-          Value taps = tapChunk(kx, j);
-          Value &sum = sums[j - first];
-          sum = tile.filterLanes
-                    ? b.create<vector::OuterProductOp>(loc, chunkType, taps, weights, sum)
-                          .getResult()
-                    : b.create<vector::OuterProductOp>(loc, chunkType, weights, taps, sum)
-                          .getResult();
-        }
-      }
-      b.create<scf::YieldOp>(loc, sums);
-      b.setInsertionPointAfter(tapRows);
-      b.create<scf::YieldOp>(loc, tapRows.getResults());
-      b.setInsertionPointAfter(channels);
-      return channels.getResults();
+        b.create<scf::YieldOp>(loc, sums);
+        b.setInsertionPointAfter(tapRows);
+        b.create<scf::YieldOp>(loc, tapRows.getResults());
+        b.setInsertionPointAfter(channels);
+        return channels.getResults();
       };
       // Rows whose window reaches into the top or bottom padding take the
       // loop with their tap-row bounds; the others one with constant

@@ -7,7 +7,7 @@
 // indices) and nothing else reads it, so that forall writes the packed
 // layout itself: [1, 7, 2, 7] slices of a [1, 7, 256, 7] output, each row
 // stored at (0, row, channel, 0), and the GEMM reads its result; no
-// transpose, no plane-order forall left.
+// transpose, no plane-order forall, no buffer for the transpose left.
 // CHECK-LABEL: func.func @planes_transposed
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<1x256x7x7xf32>
 // CHECK: %[[EMPTY:[a-z0-9_]+]] = tensor.empty() : tensor<1x7x256x7xf32>
@@ -19,6 +19,7 @@
 // CHECK: %[[W0:[a-z0-9_]+]] = vector.transfer_write %[[ROW0]], %[[PLANE]][%[[C0:[a-z0-9_]+]], %[[C0]], %[[C0]], %[[C0]]] {in_bounds = [true]} : vector<7xf32>, tensor<1x7x2x7xf32>
 // CHECK: %[[W1:[a-z0-9_]+]] = vector.transfer_write %[[ROW1]], %[[W0]][%[[C0]], %[[C3:[a-z0-9_]+]], %[[C1:[a-z0-9_]+]], %[[C0]]] {in_bounds = [true]} : vector<7xf32>, tensor<1x7x2x7xf32>
 // CHECK: tensor.parallel_insert_slice %[[W1]] into %[[OUT]][%[[N]], 0, %[[CH]], 0] [1, 7, 2, 7] [1, 1, 1, 1] : tensor<1x7x2x7xf32> into tensor<1x7x256x7xf32>
+// CHECK-NOT: tensor<1x7x256x7xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[PACKED]] : tensor<2x256x32xf32>, tensor<1x7x256x7xf32>)
 // CHECK-NOT: dlc.packed_row_tiles
 // CHECK-NOT: tensor<1x2x7x7xf32>
