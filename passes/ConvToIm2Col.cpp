@@ -19,7 +19,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace dlc {
@@ -433,17 +432,10 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     // A zero pad of H and W alone: the gather reads its source instead
     // (on the GPU the padded copy cost a fill and a copy of the input).
     SmallVector<int64_t> pad;
-    auto padOp = x.getDefiningOp<tensor::PadOp>();
-    if (foldPadding && padOp && padOp.getConstantPaddingValue() &&
-        matchPattern(padOp.getConstantPaddingValue(), m_AnyZeroFloat()) &&
-        padOp.getSourceType().hasStaticShape()) {
-      ArrayRef<int64_t> low = padOp.getStaticLow(), high = padOp.getStaticHigh();
-      if (llvm::none_of(low, ShapedType::isDynamic) &&
-          llvm::none_of(high, ShapedType::isDynamic) && low[0] == 0 && low[1] == 0 &&
-          high[0] == 0 && high[1] == 0) {
-        pad = {low[2], low[3]};
-        x = padOp.getSource();
-      }
+    tensor::PadOp padOp = foldPadding ? dlc::zeroSpatialPadOf(x) : tensor::PadOp();
+    if (padOp && padOp.getSourceType().hasStaticShape()) {
+      pad = {padOp.getStaticLow()[2], padOp.getStaticLow()[3]};
+      x = padOp.getSource();
     }
     // The CUDA conv kernels' columns: taps outer (with channels in
     // multiples of 32, each 32-row K step is then one tap); they need a

@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 
 namespace dlc {
 #define GEN_PASS_DEF_CONVTOOUTERPRODUCTS
@@ -69,15 +68,10 @@ Value widenRows(OpBuilder &b, Location loc, Value x, int64_t extra) {
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<int64_t> low(4, 0), high(4, 0);
   Value source = x;
-  if (auto pad = x.getDefiningOp<tensor::PadOp>()) {
-    Value value = pad.getConstantPaddingValue();
-    if (value && matchPattern(value, m_AnyZeroFloat()) &&
-        llvm::none_of(pad.getStaticLow(), ShapedType::isDynamic) &&
-        llvm::none_of(pad.getStaticHigh(), ShapedType::isDynamic)) {
-      source = pad.getSource();
-      low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
-      high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
-    }
+  if (tensor::PadOp pad = dlc::zeroSpatialPadOf(x)) {
+    source = pad.getSource();
+    low.assign(pad.getStaticLow().begin(), pad.getStaticLow().end());
+    high.assign(pad.getStaticHigh().begin(), pad.getStaticHigh().end());
   }
   high[3] += extra;
   SmallVector<int64_t> shape(type.getShape());
@@ -96,16 +90,10 @@ struct PaddedSource {
 };
 
 PaddedSource paddedSourceOf(Value x) {
-  auto pad = x.getDefiningOp<tensor::PadOp>();
+  tensor::PadOp pad = dlc::zeroSpatialPadOf(x);
   if (!pad)
     return {x};
-  Value value = pad.getConstantPaddingValue();
-  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
-  if (!value || !matchPattern(value, m_AnyZeroFloat()) ||
-      llvm::any_of(low, ShapedType::isDynamic) || llvm::any_of(high, ShapedType::isDynamic) ||
-      low[0] != 0 || low[1] != 0 || high[0] != 0 || high[1] != 0)
-    return {x};
-  return {pad.getSource(), low[2], low[3]};
+  return {pad.getSource(), pad.getStaticLow()[2], pad.getStaticLow()[3]};
 }
 
 struct ConvToOuterProductsPass

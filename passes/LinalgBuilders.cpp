@@ -139,6 +139,19 @@ AffineMap channelMap(OpBuilder &b, int64_t rank, int64_t dim) {
   return AffineMap::get(rank, 0, {b.getAffineDimExpr(dim)}, b.getContext());
 }
 
+tensor::PadOp zeroSpatialPadOf(Value x) {
+  auto pad = x.getDefiningOp<tensor::PadOp>();
+  if (!pad || pad.getSourceType().getRank() != 4)
+    return {};
+  Value value = pad.getConstantPaddingValue();
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  if (!value || !matchPattern(value, m_AnyZeroFloat()) ||
+      llvm::any_of(low, ShapedType::isDynamic) || llvm::any_of(high, ShapedType::isDynamic) ||
+      low[0] != 0 || low[1] != 0 || high[0] != 0 || high[1] != 0)
+    return {};
+  return pad;
+}
+
 Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
               ArrayRef<int64_t> high, double value) {
   if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&

@@ -70,6 +70,11 @@ AffineMap channelMap(OpBuilder &b, int64_t rank, int64_t dim);
 Value padWith(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
               ArrayRef<int64_t> high, double value);
 
+/// `x`'s defining tensor.pad where it pads an [N, C, H, W] tensor with
+/// zeros by static widths on H and W alone (a conv's padding, which a conv
+/// kernel can read around instead of copying); null otherwise.
+tensor::PadOp zeroSpatialPadOf(Value x);
+
 /// Accumulator for conv/gemm: the bias broadcast along `dim`, or zeros.
 Value biasInit(OpBuilder &b, Location loc, RankedTensorType outType, Value bias,
                int64_t dim);

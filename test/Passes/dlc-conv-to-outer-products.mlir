@@ -252,3 +252,42 @@ func.func @not_an_activation(%x: tensor<1x1x6x10xf32>, %k: index) -> tensor<1x2x
   } -> tensor<1x2x4x8xf32>
   return %shifted : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// Padding on all four sides, stride 1, rows of 14 pixels in two 8-lane
+// chunks: the last output row's window reaches the bottom padding too, so
+// a row's tap rows end at min(3, 6 - (row - 1)) as well, and only rows
+// whose window is inside the input on both sides take the constant-bound
+// loop. The right chunk's reads (columns 7.. and 8..) start at column 6,
+// the last 8 of the row, the columns past it shuffled in as zeros.
+// CHECK-LABEL: func.func @padded_all_sides
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<1x1x6x14xf32>)
+// CHECK-SAME: "?: outer products per output row, no im2col; 2 filters x 14-pixel lanes, padding read around (no padded copy)"]
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %[[ROW:[a-z0-9_]+]]) in (1, 1, 6)
+// CHECK: %[[ORIGIN:[0-9]+]] = arith.subi %[[ROW]], %c1 : index
+// CHECK: %[[FIRST:[0-9]+]] = arith.maxsi
+// CHECK: %[[BELOW:[0-9]+]] = arith.subi %c6, %[[ORIGIN]] : index
+// CHECK: %[[END:[0-9]+]] = arith.minsi %c3, %[[BELOW]] : index
+// CHECK: %[[TOP_OK:[0-9]+]] = arith.cmpi eq, %[[FIRST]], %c0 : index
+// CHECK: %[[BOTTOM_OK:[0-9]+]] = arith.cmpi eq, %[[END]], %c3{{.*}} : index
+// CHECK: %[[INTERIOR:[0-9]+]] = arith.andi %[[TOP_OK]], %[[BOTTOM_OK]] : i1
+// CHECK: scf.if %[[INTERIOR]]
+// CHECK: %[[RIGHT:[0-9]+]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %{{.*}}, %c6{{.*}}]{{.*}} : tensor<1x1x6x14xf32>, vector<8xf32>
+// CHECK: vector.shuffle %[[RIGHT]], %{{.*}} [1, 2, 3, 4, 5, 6, 7, 8] : vector<8xf32>, vector<8xf32>
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %[[FIRST]] to %[[END]]
+func.func @padded_all_sides(%x: tensor<1x1x6x14xf32>) -> tensor<1x2x6x14xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x1x3x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x6x14xf32> to tensor<1x1x8x16xf32>
+  %e = tensor.empty() : tensor<1x2x6x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x6x14xf32>) -> tensor<1x2x6x14xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x1x8x16xf32>, tensor<2x1x3x3xf32>) outs(%init : tensor<1x2x6x14xf32>) -> tensor<1x2x6x14xf32>
+  return %conv : tensor<1x2x6x14xf32>
+}
