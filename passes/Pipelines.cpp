@@ -121,9 +121,17 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Sums of 49 (7x7 maps) in 7 lanes rather than one chain a channel (see
   // dlc-lower-to-linalg's GlobalAveragePool); the GPU's reductions keep
   // their kernels.
+  // 32 registers mean AVX-512 (AVX-512VL at 8 lanes: AMD Zen 4, whose GEMM
+  // tiles take 8 lanes, see Target.cpp). There the window-tap kernels and
+  // image stems still take AVX-512's 16-lane rows and masked stores: they
+  // are bound by loads and shuffles, not by the FMA rate that split 512-bit
+  // ops halve. Zen 4 VM, one thread, paired rounds: MobileNetV2 0.926 of
+  // its time with 16-lane taps, 0.915 with the stem's outer products too;
+  // the whole model at 16 lanes 0.96.
+  bool avx512 = opts.vectorRegisters >= 32;
+  int64_t tapLanes = opts.vectorWidth >= 16 ? opts.vectorWidth : (avx512 ? 16 : 0);
   addLowerToLinalg(pm, opts.maxWorkspaceBytes, /*foldPoolPadding=*/false,
-                   /*windowTaps=*/opts.optLevel > 0,
-                   /*slideLanes=*/opts.vectorWidth >= 16 ? opts.vectorWidth : 0,
+                   /*windowTaps=*/opts.optLevel > 0, /*slideLanes=*/tapLanes,
                    /*partialReductionLanes=*/true);
   ConvToIm2ColOptions im2col;
   im2col.maxWorkspaceBytes = opts.maxWorkspaceBytes;
@@ -165,8 +173,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     outer.maxAccumulators = wideRegisterFile ? 24 : 12;
     // Image stems too (3 channels, 7x7 or 3x3, stride 2: their C x KH
     // input rows take 19 KB at 224 wide) with AVX-512's 32 registers, where
-    // it was measured (Zen 5).
-    if (opts.vectorWidth >= 16 && opts.vectorRegisters >= 32)
+    // it was measured (Zen 5; Zen 4 at 8 lanes: MobileNetV2 0.988 of its
+    // time with the 16-lane taps above).
+    if (avx512)
       outer.maxWindowRowBytes = 32 << 10;
     pm.addNestedPass<func::FuncOp>(createConvToOuterProducts(outer));
   }
@@ -257,7 +266,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
 
   // Down to the LLVM dialect.
   LowerVectorsOptions lowering;
-  lowering.maskedStores = opts.vectorWidth >= 16;
+  lowering.maskedStores = opts.vectorWidth >= 16 || avx512;
   pm.addNestedPass<func::FuncOp>(createLowerVectors(lowering));
   // Relu/Clip bounds as compare+select: one vmaxps/vminps at any width.
   pm.addNestedPass<func::FuncOp>(createConstantMinMaxToSelect());
