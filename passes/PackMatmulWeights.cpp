@@ -7,6 +7,7 @@
 // time into column panels [N/lanes, K, lanes], a tile's rows are contiguous.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/ConvGemmLayout.h"
 #include "passes/LinalgBuilders.h"
 #include "passes/Passes.h"
 
@@ -32,6 +33,22 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
       pack(op);
   }
 
+  /// A matrix-vector product's panel width for N outputs: the widest of
+  /// matvec-panel-vectors, half as many, ... vectors that N fills at least
+  /// once with padding within an eighth (the MLP's 256 outputs: 64 lanes,
+  /// LeNet's 84: one 8-lane vector). A register tile of that many vectors
+  /// then reads one run of 256 bytes a k step, where one-vector panels
+  /// made it eight streams 25 KB apart (the MLP's 784 x 256 layer on Zen
+  /// 4: 8 panels of 8 lanes a tile), fewer than the prefetchers keep full.
+  int64_t matvecPanelLanes(int64_t n) {
+    for (int64_t v = matvecPanelVectors; v > 1; v /= 2) {
+      int64_t lanes = v * matvecLanes;
+      if (n >= lanes && 8 * (dlc::roundUp(n, lanes) - n) <= n)
+        return lanes;
+    }
+    return matvecLanes;
+  }
+
   /// C[M, N] += A[M, K] x W[K, N] with W constant becomes a generic over
   /// (m, panel, lane, k) reading the panels [N/lanes, K, lanes] and writing
   /// C viewed as [M, N/lanes, lanes]. A matrix-vector product (M below 4)
@@ -53,7 +70,7 @@ struct PackMatmulWeightsPass : dlc::impl::PackMatmulWeightsBase<PackMatmulWeight
         !c.getElementType().isF32() || !a.getElementType().isF32())
       return;
     int64_t m = a.getDimSize(0), k = a.getDimSize(1), n = w.getDimSize(1);
-    int64_t lanes = m < 4 ? matvecLanes : this->lanes;
+    int64_t lanes = m < 4 ? matvecPanelLanes(n) : this->lanes;
     // N a multiple of one vector but not of the register tile's lanes (48
     // with AVX-512's 32): one-vector panels, which the register tile takes
     // one at a time, rather than the weight's rows N floats apart.

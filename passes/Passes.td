@@ -229,7 +229,10 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
     same L1 sets when N is a large power of two. Matrix-vector products
     (M < 4) take panels of `matvec-lanes` (one vector; 0 leaves them as
     they are): their register tile spans several panels, one vector
-    register each (see dlc-tile-and-vectorize). N a multiple of
+    register each (see dlc-tile-and-vectorize). With
+    `matvec-panel-vectors` V, a panel is the widest of V, V/2, ... vectors
+    whose padding stays within an eighth: the register tile then reads its
+    k step's weights as one contiguous run instead of one stream a panel. N a multiple of
     `matvec-lanes` but not of `lanes` takes panels of `matvec-lanes`. N
     over one panel and within an eighth of a whole number of them (a
     classifier's 1000 outputs: 63 panels of 16) is padded with zero
@@ -243,6 +246,8 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
            "register-tile lanes (n-vectors x vector width)">,
     Option<"matvecLanes", "matvec-lanes", "int64_t", /*default=*/"8",
            "panel lanes of matrix-vector products (the vector width; 0: not packed)">,
+    Option<"matvecPanelVectors", "matvec-panel-vectors", "int64_t", /*default=*/"1",
+           "most vectors of matvec-lanes in one matrix-vector panel (a power of two)">,
   ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::arith::ArithDialect",
                            "mlir::tensor::TensorDialect"];

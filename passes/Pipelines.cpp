@@ -205,6 +205,15 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     PackMatmulWeightsOptions packing;
     packing.lanes = 2 * opts.vectorWidth;
     packing.matvecLanes = opts.vectorWidth;
+    // Matrix-vector panels of 64 lanes at 8 lanes: one-vector panels are
+    // half a cache line a k step there, and a register tile of 8 of them
+    // read 8 streams 25 KB apart (the MLP's 784 x 256 layer). Zen 4,
+    // paired rounds: the MLP 0.953-0.967 of its time at one thread and
+    // 0.85-0.95 at two, LeNet 0.98-0.99 / 0.95-0.96; AVX2 builds there, the
+    // MLP 0.952 / 0.981. AVX-512's one-vector panels are a whole line a k
+    // step and stay: 64-lane ones ran the MLP 1.02-1.03x and LeNet
+    // 1.01-1.05x slower on the device's Sapphire Rapids.
+    packing.matvecPanelVectors = opts.vectorWidth < 16 ? 64 / opts.vectorWidth : 1;
     pm.addNestedPass<func::FuncOp>(createPackMatmulWeights(packing));
   }
   pm.addPass(createCanonicalizerPass());

@@ -714,6 +714,9 @@ struct TileAndVectorizePass
     // matvec-lanes) the tile spans `matvecPanels` panels, each its own
     // vector; unpacked, a power-of-two count of vectors (LLVM splits a
     // <40 x float> loop-carried value into scalars through the stack).
+    // At 8 lanes dlc-pack-matmul-weights packs matvec panels of up to 64
+    // lanes (matvec-panel-vectors): such a panel is N here, and its
+    // register tile one run of 8 vectors a k step (the branch below).
     // Twelve accumulators here on any target: the weights stream from L2
     // (the MLP's 784 x 256 layer), and 16 panels at a time instead of 8
     // made it 6% slower on Zen 4.

@@ -1,4 +1,5 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-pack-matmul-weights=lanes=16 | FileCheck %s
+// RUN: %dlc-opt %s --split-input-file --dlc-pack-matmul-weights="lanes=16 matvec-panel-vectors=8" | FileCheck %s --check-prefix=WIDE
 
 // A constant weight [64, 32] becomes two column panels [2, 64, 16]; the
 // matmul a generic over (m, panel, lane, k) writing the output viewed as
@@ -86,4 +87,24 @@ func.func @left_alone(%v: tensor<1x64xf32>, %a: tensor<8x64xf32>, %w: tensor<64x
   %1 = linalg.matmul ins(%a, %w : tensor<8x64xf32>, tensor<64x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
   %2 = linalg.matmul ins(%a, %k20 : tensor<8x64xf32>, tensor<64x20xf32>) outs(%c20 : tensor<8x20xf32>) -> tensor<8x20xf32>
   return %0, %1, %2 : tensor<1x10xf32>, tensor<8x32xf32>, tensor<8x20xf32>
+}
+
+// -----
+
+// With matvec-panel-vectors=8 a matrix-vector product's panels are the
+// widest of 8, 4, 2 vectors that pad within an eighth: 256 outputs as 4
+// panels of 64 lanes (one contiguous run a k step for a register tile of 8
+// vectors), 84 outputs as 11 one-vector panels (96 would pad 12).
+// WIDE-LABEL: func.func @wide_matvec_panels
+// WIDE: %[[W64:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<4x32x64xf32>
+// WIDE: linalg.generic {{.*}} ins(%{{.*}}, %[[W64]] : tensor<1x32xf32>, tensor<4x32x64xf32>) outs(%{{.*}} : tensor<1x4x64xf32>)
+// WIDE: %[[W8:.*]] = arith.constant dense_resource<packed_weight{{.*}}> : tensor<11x32x8xf32>
+// WIDE: linalg.generic {{.*}} ins(%{{.*}}, %[[W8]] : tensor<1x32xf32>, tensor<11x32x8xf32>) outs(%{{.*}} : tensor<1x11x8xf32>)
+// WIDE-NOT: linalg.matmul
+func.func @wide_matvec_panels(%v: tensor<1x32xf32>, %c: tensor<1x256xf32>, %d: tensor<1x84xf32>) -> (tensor<1x256xf32>, tensor<1x84xf32>) {
+  %k = arith.constant dense<0.5> : tensor<32x256xf32>
+  %0 = linalg.matmul ins(%v, %k : tensor<1x32xf32>, tensor<32x256xf32>) outs(%c : tensor<1x256xf32>) -> tensor<1x256xf32>
+  %j = arith.constant dense<0.25> : tensor<32x84xf32>
+  %1 = linalg.matmul ins(%v, %j : tensor<1x32xf32>, tensor<32x84xf32>) outs(%d : tensor<1x84xf32>) -> tensor<1x84xf32>
+  return %0, %1 : tensor<1x256xf32>, tensor<1x84xf32>
 }
