@@ -17,7 +17,11 @@ namespace {
 /// full-width 512-bit FMAs (bench/fma_peak.c: 270 GFLOP/s a core, twice
 /// its 256-bit rate) and keeps 16 lanes: with 8 (2-core Zen 5 VM, one
 /// thread, per-call pairs) MobileNetV2 ran 3.44 -> 3.87 ms and ResNet-50
-/// 30.4 -> 33.8 ms; only LeNet gained (6.3 -> 6.1 us).
+/// 30.4 -> 33.8 ms; only LeNet gained (6.3 -> 6.1 us). With AVX-512 at
+/// 8 lanes (32 registers) the pipeline still gives window-tap kernels and
+/// image stems 16-lane rows (see buildCpuPipeline): on Zen 4 (session 52)
+/// MobileNetV2 then ran in 0.915 of its time, and at 16 lanes throughout in
+/// 0.96-0.97.
 bool splitsWideVectors(llvm::StringRef cpu) { return cpu == "znver4"; }
 } // namespace
 
