@@ -232,11 +232,11 @@ def PackMatmulWeights : Pass<"dlc-pack-matmul-weights", "mlir::func::FuncOp"> {
     register each (see dlc-tile-and-vectorize). With
     `matvec-panel-vectors` V, a panel is the widest of V, V/2, ... vectors
     whose padding stays within an eighth: the register tile then reads its
-    k step's weights as one contiguous run instead of one stream a panel. N a multiple of
-    `matvec-lanes` but not of `lanes` takes panels of `matvec-lanes`. N
-    over one panel and within an eighth of a whole number of them (a
-    classifier's 1000 outputs: 63 panels of 16) is padded with zero
-    columns: the product then starts from zeros over the padded width, is
+    k step's weights as one contiguous run instead of one stream a panel.
+    N a multiple of `matvec-lanes` but not of `lanes` takes panels of
+    `matvec-lanes`. N over one panel and within an eighth of a whole number
+    of them (a classifier's 1000 outputs: 63 panels of 16) is padded with
+    zero columns: the product then starts from zeros over the padded width, is
     sliced back to N, and C is added to it (a tensor.pad of C, a bias
     broadcast, lost all but its last vector's write in LLVM 19's folding
     of insert_slice into transfer_write). Other N are left as they are.
