@@ -155,7 +155,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // thread: MobileNetV2 7.14 -> 6.90 ms, ResNet-18 24.5 -> 24.0,
   // ResNet-50 66.3 -> 66.0; 12 rows padded 256 filters to 264 and ran
   // 1-4% slower).
-  bool wideRegisterFile = opts.vectorWidth < 16 && opts.vectorRegisters >= 32;
+  bool wideRegisterFile = opts.vectorWidth < 16 && avx512;
   if (opts.optLevel > 0) {
     im2col.packRows = opts.vectorWidth < 16 ? (wideRegisterFile ? 8 : 6) : 12;
     im2col.padLanes = 2 * opts.vectorWidth;
