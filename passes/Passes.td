@@ -274,12 +274,12 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     (passes/GemmTileFusion.h). A panel GEMM small enough for L2 gets at
     least `min-forall-tiles` cache tiles (single panels by pixel tiles), so
     that the threads' shares differ by little; a larger one with fewer than
-    32 cache tiles takes its panels in smaller groups, inside the pixel
-    tiles, until there are 32 (or single panels); one with under 4 pixel
-    tiles (ResNet-50's 7x7 maps) takes its panels in groups that make 32.
+    64 cache tiles takes its panels in smaller groups, inside the pixel
+    tiles, until there are 64 (or single panels); one with under 4 pixel
+    tiles (ResNet-50's 7x7 maps) takes its panels in groups that make 64.
     With `l2-cache-bytes` of 1 MB or more, a panel GEMM writing over half
     of it from columns within half of it goes panel by panel over all its
-    pixels (in chunks where the panels alone make fewer than 32 cache
+    pixels (in chunks where the panels alone make fewer than 64 cache
     tiles), so that its output and residual rows are sequential streams.
     With `cache-k` of 1024 or more, K up to a quarter over it goes whole.
     A panel GEMM of at least 32 panels and K whole whose pixels are a
@@ -840,10 +840,16 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     larger arena goes through L3 whichever core runs a loop, and a serial
     loop between parallel ones pulls its data from the other cores as well:
     charged, MobileNetV2's copies made it 20-35% slower on 16 threads.
+    The threshold was 8192 until session 53: the MLP's second layer (a
+    256 x 128 matrix-vector product, about 7.7K after its charge, 1 us on
+    one thread, its weights streamed from L2) stayed serial, and at 6144
+    the MLP took 5.11 us a call on two threads of a Zen 4 VM against 5.33
+    (one thread: 9.1 either way). ResNet-18 and MobileNetV2 gain one small
+    parallel loop each; their two-thread times stayed within 0.3%.
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
-    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"8192",
+    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"6144",
            "smallest estimated work (vector instructions) dispatched to the thread pool">,
     Option<"sharedByteCost", "shared-byte-cost", "double", /*default=*/"1.0",
            "work (vector instructions) charged per byte of arena or entry tensor a dispatched loop touches">,

@@ -235,8 +235,12 @@ int64_t clampTile(int64_t want, int64_t size) {
 
 /// Forall iterations a panel GEMM's cache tiles aim for: the thread pool
 /// shares out whole iterations, and a thread done early waits for the
-/// other's last one, so on two threads at least 16 each.
-constexpr int64_t kEnoughForallTiles = 32;
+/// other's last one, so on two threads at least 32 each. (32 in all, until
+/// session 53: on a Zen 4 VM, MobileNetV2's 14x14 and 7x7 GEMMs then went
+/// in 39 to 60 tiles and its 56x56 expand convs in 36; at 64, 78 to 420
+/// and 72, the model took 0.98 of its time at one thread and at two, paired
+/// rounds. No ResNet, LeNet or MLP GEMM changed.)
+constexpr int64_t kEnoughForallTiles = 64;
 
 /// An elementwise op over at least kMinPlanes planes of at most
 /// kPlaneElements elements (16 KB, a padded 62x62 channel: half of L1) goes

@@ -5,7 +5,7 @@
 // Zen 4: LeNet's second conv GEMM, 75 KB shared, ran slower on two threads
 // than on one). This loop does about 12K vector instructions (32 rows of 128
 // reads, multiplies and adds of a constant) and its captured 8 KB view of
-// the arena is charged: 12K - 8K is under min-parallel-work (8192), so it
+// the arena is charged: 12K - 8K is under min-parallel-work (6144), so it
 // stays a sequential loop; at a third of an instruction a byte (the charge
 // measured on Zen 3) it went to the pool.
 // CHECK-LABEL: func.func @main

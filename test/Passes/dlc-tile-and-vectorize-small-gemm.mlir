@@ -140,7 +140,7 @@ func.func @panel_gemm_balanced(%w: tensor<2x96x6xf32>, %cols: tensor<1x96x784xf3
 // 22 panels over 784 pixels (ResNet-50's 3x3 convs over 28x28): 7 pixel
 // tiles, an odd count, and 14 with the panels in two groups of 11 still
 // left each thread waiting for the other's last tile. The panels go in
-// groups of two, the largest that gives at least 32 iterations: 77.
+// groups of two, the largest that gives at least 64 iterations: 77.
 // CHECK-LABEL: func.func @panel_gemm_enough_tiles
 // CHECK: scf.forall (%[[P:.*]], %[[PANEL:.*]]) = (0, 0) to (784, 22) step (112, 2)
 // CHECK: tensor.extract_slice %{{.*}}[0, %[[PANEL]], 0, %[[P]]] [1, 2, 6, 112]
@@ -161,10 +161,10 @@ func.func @panel_gemm_enough_tiles(%w: tensor<22x96x6xf32>, %cols: tensor<1x96x7
 
 // The transposed panel GEMM of a 7x7 map (ResNet-50's 512 -> 2048 1x1
 // conv: 128 panels of 16 filters, one tile of 50 pixels): the panels go in
-// groups of four, 32 iterations (groups of 32, four iterations, left one
+// groups of two, 64 iterations (groups of 32, four iterations, left one
 // of two threads idle for a sixth of each such loop).
 // CHECK-LABEL: func.func @pixel_rows_panel_groups
-// CHECK: scf.forall (%[[PANEL:.*]]) = (0) to (128) step (4)
+// CHECK: scf.forall (%[[PANEL:.*]]) = (0) to (128) step (2)
 // CHECK: scf.for %{{.*}} = %c0 to %c50 step %c5
 #wmapT = affine_map<(n, b, p, r, k) -> (b, k, r)>
 #cmapT = affine_map<(n, b, p, r, k) -> (n, k, p)>

@@ -992,7 +992,7 @@ func.func @few_or_large_planes(%x: tensor<1x8x28x28xf32>, %y: tensor<1x64x112x11
 // -----
 
 // Tiny planes (at most 16x16: a padded 7x7 channel) go 8 per forall
-// iteration where that leaves at least 32: a pad's copy and the depthwise
+// iteration where that leaves at least 64: a pad's copy and the depthwise
 // taps reading it, fused, then copy 8 channels before reading the first
 // back (one channel's taps waited on its copy's stores). 128 channels
 // would make 16 iterations: they keep one plane each.
