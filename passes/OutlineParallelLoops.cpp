@@ -112,7 +112,10 @@ bool pairwiseDisjoint(ArrayRef<Value> memrefs, func::FuncOp entry) {
 /// units of one vector instruction: each op counts once per iteration of the
 /// scf.for loops around it (constant trip counts; an unknown one counts 16),
 /// a linalg op once per point of its iteration space and op of its body, a
-/// vector op once per 8 elements.
+/// vector op once per 8 elements. A vector read of a constant global (a
+/// weight) counts twice: weights come from L2 or memory each run, not from
+/// L1, and a loop that streams them (a matrix-vector product) runs at the
+/// cache's bandwidth, which a second core's cache doubles.
 int64_t opsPerIteration(Region &region) {
   int64_t ops = 0;
   auto timesAround = [&](Operation *op) {
@@ -144,7 +147,12 @@ int64_t opsPerIteration(Region &region) {
     };
     widest(op->getOperandTypes());
     widest(op->getResultTypes());
-    ops += timesAround(op) * ((elements + 7) / 8);
+    int64_t weight = 1;
+    if (auto read = dyn_cast<vector::TransferReadOp>(op))
+      if (rootOf(read.getSource(), op->getParentOfType<func::FuncOp>()).kind ==
+          BufferRoot::Global)
+        weight = 2;
+    ops += timesAround(op) * weight * ((elements + 7) / 8);
     return WalkResult::advance();
   });
   return ops;

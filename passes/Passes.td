@@ -840,16 +840,19 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     larger arena goes through L3 whichever core runs a loop, and a serial
     loop between parallel ones pulls its data from the other cores as well:
     charged, MobileNetV2's copies made it 20-35% slower on 16 threads.
-    The threshold was 8192 until session 53: the MLP's second layer (a
-    256 x 128 matrix-vector product, about 7.7K after its charge, 1 us on
-    one thread, its weights streamed from L2) stayed serial, and at 6144
-    the MLP took 5.11 us a call on two threads of a Zen 4 VM against 5.33
-    (one thread: 9.1 either way). ResNet-18 and MobileNetV2 gain one small
-    parallel loop each; their two-thread times stayed within 0.3%.
+    A vector read of a constant global (a weight) counts twice in the
+    estimate: weights come from L2 or memory each run, and a loop that
+    streams them runs at the cache's bandwidth, which a second core's cache
+    doubles. The MLP's second layer (a 256 x 128 matrix-vector product,
+    1 us on one thread) had stayed serial at about 7.7K; counted so, it goes
+    to the pool: 5.33 -> 5.11 us a call on two threads of a Zen 4 VM (one
+    thread 9.1 either way). A lower threshold (6144) would have sent it too,
+    and with it MobileNetV2's copy of its last 7x7 map into row tiles
+    (about 6.5K, no weights: 2.3 us on one thread, 5.7 dispatched on two).
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
-    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"6144",
+    Option<"minParallelWork", "min-parallel-work", "int64_t", /*default=*/"8192",
            "smallest estimated work (vector instructions) dispatched to the thread pool">,
     Option<"sharedByteCost", "shared-byte-cost", "double", /*default=*/"1.0",
            "work (vector instructions) charged per byte of arena or entry tensor a dispatched loop touches">,

@@ -2,8 +2,9 @@
 // RUN: %dlc-opt %s --dlc-outline-parallel-loops=shared-byte-cost=0 | FileCheck %s --check-prefix=NOCOST
 // RUN: %dlc-opt %s --dlc-outline-parallel-loops=private-cache-bytes=65536 | FileCheck %s --check-prefix=NOCOST
 
-// Two loops of the same work (32 rows of 128 vector reads, multiplies and
-// adds, about 12K vector instructions, over min-parallel-work's 6144), in an
+// Two loops of the same shape (32 rows of 128 vector reads, multiplies and
+// adds, about 12K vector instructions, the first's 16K with its reads of a
+// constant counted twice, over min-parallel-work's 8192), in an
 // entry whose arena (132 KB) fits one core's private cache. The first reads
 // a constant (a global: each core keeps its own copy) and writes 1 KB of the
 // arena: it goes to the pool. The second reads 128 KB of the arena, which a
