@@ -848,7 +848,7 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     to the pool: 5.33 -> 5.11 us a call on two threads of a Zen 4 VM (one
     thread 9.1 either way). A lower threshold (6144) would have sent it too,
     and with it MobileNetV2's copy of its last 7x7 map into row tiles
-    (about 6.5K, no weights: 2.3 us on one thread, 5.7 dispatched on two).
+    (6.1K to 7K, no weights: 2.3 us on one thread, 5.7 dispatched on two).
   }];
   let options = [
     Option<"entry", "entry", "std::string", "\"main\"", "entry function name">,
