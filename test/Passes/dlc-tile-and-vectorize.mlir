@@ -992,18 +992,20 @@ func.func @few_or_large_planes(%x: tensor<1x8x28x28xf32>, %y: tensor<1x64x112x11
 // -----
 
 // Tiny planes (at most 16x16: a padded 7x7 channel) go 8 per forall
-// iteration where that leaves at least 64: a pad's copy and the depthwise
-// taps reading it, fused, then copy 8 channels before reading the first
-// back (one channel's taps waited on its copy's stores). 128 channels
-// would make 16 iterations: they keep one plane each.
+// iteration where that leaves at least 64 (the panel GEMMs' count): a
+// pad's copy and the depthwise taps reading it, fused, then copy 8
+// channels before reading the first back (one channel's taps waited on its
+// copy's stores). 256 and 128 channels would make 32 and 16 iterations:
+// they keep one plane each.
 // CHECK-LABEL: func.func @tiny_planes
 // CHECK: scf.forall (%[[G:.*]]) = (0) to (960) step (8)
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c9 step %c1
 // CHECK: vector.transfer_read {{.*}} vector<1x1x1x8xf32>
 // CHECK: scf.forall (%{{.*}}) in (128)
+// CHECK: scf.forall (%{{.*}}) in (256)
 // CHECK: return
-func.func @tiny_planes(%x: tensor<1x960x9x9xf32>, %y: tensor<1x128x9x9xf32>) -> (tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>) {
+func.func @tiny_planes(%x: tensor<1x960x9x9xf32>, %y: tensor<1x128x9x9xf32>, %z: tensor<1x256x9x9xf32>) -> (tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>, tensor<1x256x9x9xf32>) {
   %e = tensor.empty() : tensor<1x960x9x9xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x960x9x9xf32>) outs(%e : tensor<1x960x9x9xf32>) {
   ^bb0(%in: f32, %out: f32):
@@ -1016,5 +1018,11 @@ func.func @tiny_planes(%x: tensor<1x960x9x9xf32>, %y: tensor<1x128x9x9xf32>) -> 
     %n = arith.negf %in : f32
     linalg.yield %n : f32
   } -> tensor<1x128x9x9xf32>
-  return %0, %1 : tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>
+  %g = tensor.empty() : tensor<1x256x9x9xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%z : tensor<1x256x9x9xf32>) outs(%g : tensor<1x256x9x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<1x256x9x9xf32>
+  return %0, %1, %2 : tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>, tensor<1x256x9x9xf32>
 }
