@@ -26,6 +26,12 @@ are timed a second time from C, both libraries through their C APIs in one
 process (bench/c_latency.c, built here with clang-19, cc or gcc): the
 issue's measure for them, without Python's per-call overhead on either
 side. That table follows the first.
+
+Rows of more than one thread also give a cache line's round trip between
+the first two CPUs, before and after their rounds (bench/core_to_core.c):
+on a VM it tells whether the vCPUs sat close (50-65 ns on sessions 52-54's
+Zen 4) or apart (300 and more, where MobileNetV2 at two threads took 5 ms
+instead of 3.1).
 """
 import os
 
@@ -87,18 +93,32 @@ def bench_dlc(lib_path, feeds, out_shapes, threads, repeat, min_ms):
     return ms, outs
 
 
-def build_c_latency(work):
-    """bench/c_latency.c built into `work` (again when the source is newer),
-    with the first C compiler found of those dlc links with."""
-    src = os.path.join(ROOT, "bench/c_latency.c")
-    exe = os.path.join(work, "c_latency")
+def build_c(work, name, flags):
+    """bench/NAME.c built into `work` (again when the source is newer), with
+    the first C compiler found of those dlc links with."""
+    src = os.path.join(ROOT, f"bench/{name}.c")
+    exe = os.path.join(work, name)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         compiler = next(filter(shutil.which, ["clang-19", "cc", "gcc"]), None)
         if not compiler:
-            sys.exit("no C compiler (clang-19, cc or gcc) to build bench/c_latency.c")
-        subprocess.run([compiler, "-O2", "-I", os.path.join(ROOT, "include"), src, "-o", exe,
-                        "-ldl", "-lm"], check=True)
+            sys.exit(f"no C compiler (clang-19, cc or gcc) to build bench/{name}.c")
+        subprocess.run([compiler, "-O2", "-I", os.path.join(ROOT, "include"), src, "-o", exe]
+                       + flags, check=True)
     return exe
+
+
+def core_round_trip(work):
+    """A cache line's round trip between the first two CPUs in ns
+    (bench/core_to_core.c), None with fewer CPUs: the two-thread rows'
+    state (see that file)."""
+    run = subprocess.run([build_c(work, "core_to_core", ["-pthread"])], capture_output=True,
+                         text=True, check=True)
+    return json.loads(run.stdout).get("round_trip_ns")
+
+
+def round_trips(trips):
+    """The round trips before and after a row ("62 / 65"), "-" for none."""
+    return " / ".join("-" if v is None else f"{v:.0f}" for v in trips) or "-"
 
 
 def bench_c(exe, lib, path, graph, threads, rounds, min_ms):
@@ -165,6 +185,7 @@ def main():
             # neighbours slow it for seconds at a time (up to 30% here), which
             # one block per side turned into a ratio off by as much.
             dlc_ms = ort_ms = torch_ms = float("inf")
+            trips = [core_round_trip(work)] if threads > 1 else []
             for _ in range(args.rounds):
                 if with_torch:
                     torch_ms = min(torch_ms, bench_torch(name, threads, args.repeat, args.min_ms))
@@ -185,14 +206,19 @@ def main():
             # Against the outputs' scale: ResNet-50's random-weight logits
             # reach 8e4, where 5e-2 is float32 rounding.
             scale = max(float(np.max(np.abs(r))) for r in ref)
+            if trips:
+                trips.append(core_round_trip(work))
             rows.append((name, threads, dlc_ms, ort_ms, torch_ms, compile_s, err,
-                         err / scale if scale else err))
+                         err / scale if scale else err, trips))
             print(f"{name} threads={threads}: dlc {dlc_ms:.3f} ms, onnxruntime {ort_ms:.3f} ms, "
                   f"PyTorch {torch_ms:.3f} ms", file=sys.stderr)
             if name in c_models:
-                c = bench_c(build_c_latency(work), lib, path, model.graph, threads, args.rounds,
-                            args.min_ms)
-                c_rows.append((name, threads, c))
+                c_trips = [core_round_trip(work)] if threads > 1 else []
+                c = bench_c(build_c(work, "c_latency", ["-ldl", "-lm"]), lib, path, model.graph,
+                            threads, args.rounds, args.min_ms)
+                if c_trips:
+                    c_trips.append(core_round_trip(work))
+                c_rows.append((name, threads, c, c_trips))
                 print(f"{name} threads={threads}, C APIs: dlc {c['dlc_us']:.2f} us, "
                       f"onnxruntime {c['ort_us']:.2f} us", file=sys.stderr)
 
@@ -208,28 +234,33 @@ def main():
              f"round of each side. Command: `python3 bench/bench_latency.py --models {args.models} "
              f"--threads {args.threads} --repeat {args.repeat} --rounds {args.rounds} --min-ms {args.min_ms:g}`. "
              "max abs diff: dlc's output against onnxruntime's (PyTorch runs other, random weights); "
-             "relative: that over onnxruntime's largest output magnitude.",
+             "relative: that over onnxruntime's largest output magnitude. Round trip: a cache line's "
+             "between the first two CPUs before and after the row's rounds (`bench/core_to_core.c`), "
+             "the state the multi-thread rows ran in (on a VM, 50-65 ns with its two vCPUs close, "
+             "300 and more apart).",
              "",
              "| model | threads | dlc ms | onnxruntime ms | PyTorch ms | dlc / onnxruntime | dlc / PyTorch "
-             "| dlc compile s | max abs diff | relative |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| dlc compile s | max abs diff | relative | round trip ns |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     def ms(v):  # four significant digits for the 20-us models
         return f"{v:.3f}" if v >= 1 else f"{v:.4g}"
-    for name, threads, d, o, t, c, e, rel in rows:
+    for name, threads, d, o, t, c, e, rel, trips in rows:
         tcell, tratio = (ms(t), f"{d / t:.2f}") if t != float("inf") else ("-", "-")
         lines.append(f"| {name} | {threads} | {ms(d)} | {ms(o)} | {tcell} | {d / o:.2f} | {tratio} "
-                     f"| {c:.1f} | {e:.1e} | {rel:.1e} |")
+                     f"| {c:.1f} | {e:.1e} | {rel:.1e} | {round_trips(trips)} |")
     if c_rows:
         lines += ["",
                   "Per-call latency through the C APIs (`bench/c_latency.c`): both libraries in one C "
                   "process, on preallocated inputs and outputs (onnxruntime's `Run` with OrtValues over "
                   "them), the same rounds and timing rule as above.",
                   "",
-                  "| model | threads | dlc us | onnxruntime us | dlc / onnxruntime | max abs diff |",
-                  "|---|---:|---:|---:|---:|---:|"]
-        for name, threads, c in c_rows:
+                  "| model | threads | dlc us | onnxruntime us | dlc / onnxruntime | max abs diff "
+                  "| round trip ns |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for name, threads, c, trips in c_rows:
             lines.append(f"| {name} | {threads} | {c['dlc_us']:.2f} | {c['ort_us']:.2f} "
-                         f"| {c['dlc_us'] / c['ort_us']:.2f} | {c['max_abs_diff']:.1e} |")
+                         f"| {c['dlc_us'] / c['ort_us']:.2f} | {c['max_abs_diff']:.1e} "
+                         f"| {round_trips(trips)} |")
     write_report("\n".join(lines) + "\n", args.out)
 
 

@@ -16,7 +16,7 @@ import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
-from bench_latency import bench_c, build_c_latency  # noqa: E402
+from bench_latency import bench_c, build_c  # noqa: E402
 
 
 def main():
@@ -26,7 +26,7 @@ def main():
     ap.add_argument("models", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    exe = build_c_latency(args.work)
+    exe = build_c(args.work, "c_latency", ["-ldl", "-lm"])
     for path in args.models:
         name = os.path.splitext(os.path.basename(path))[0]
         lib = os.path.join(args.work, name + ".so")
