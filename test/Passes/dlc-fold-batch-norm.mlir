@@ -79,17 +79,40 @@ func.func @pointwise(%x: tensor<1x3x4x4xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// Kept: the BatchNorm of a 3x3 conv that feeds anything but Adds (folding
-// those ran ResNet-50 slower), a conv with another use, and weights that
-// are parameters (a training build's).
+// An image stem's too (3x3 over 3 channels, at most kStemChannels): the
+// outer-products kernel then starts from the bias, without zeroing its
+// tile and multiplying by the scale after 27 multiply-adds a pixel.
+// CHECK-LABEL: func.func @stem
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK: %[[W:.*]] = arith.constant dense_resource<folded_weight>
+// CHECK: %[[B:.*]] = arith.constant dense_resource<folded_bias>
+// CHECK: %[[C:.*]] = dlc.conv %[[X]], %[[W]], %[[B]] {{.*}}strides = array<i64: 2, 2>
+// CHECK-NOT: dlc.batch_norm
+// CHECK: %[[R:.*]] = dlc.clip %[[C]]
+// CHECK: return %[[R]]
+func.func @stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x2x4x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x3x3x3xf32>
+  %p = arith.constant dense<1.0> : tensor<2xf32>
+  %0 = dlc.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %1 = dlc.batch_norm %0, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %2 = dlc.clip %1 {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Kept: the BatchNorm of a 3x3 conv over more than kStemChannels channels
+// that feeds anything but Adds (folding those ran ResNet-50 slower), a
+// conv with another use, and weights that are parameters (a training
+// build's).
 // CHECK-LABEL: func.func @kept
 // CHECK-COUNT-3: dlc.batch_norm
 // CHECK-NOT: folded_weight
-func.func @kept(%x: tensor<1x3x4x4xf32>, %r: tensor<1x2x4x4xf32>, %pw: tensor<2x3x1x1xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
-  %w3 = arith.constant dense<0.5> : tensor<2x3x3x3xf32>
+func.func @kept(%x: tensor<1x3x4x4xf32>, %r: tensor<1x2x4x4xf32>, %pw: tensor<2x3x1x1xf32>, %x8: tensor<1x8x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w3 = arith.constant dense<0.5> : tensor<2x8x3x3xf32>
   %w = arith.constant dense<0.5> : tensor<2x3x1x1xf32>
   %p = arith.constant dense<1.0> : tensor<2xf32>
-  %0 = dlc.conv %x, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>) -> tensor<1x2x4x4xf32>
+  %0 = dlc.conv %x8, %w3 {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<2x8x3x3xf32>) -> tensor<1x2x4x4xf32>
   %1 = dlc.batch_norm %0, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   %2 = dlc.relu %1 : tensor<1x2x4x4xf32>
   %3 = dlc.conv %x, %w {strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>) -> tensor<1x2x4x4xf32>
