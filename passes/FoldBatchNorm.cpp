@@ -36,24 +36,27 @@ constexpr int64_t kStemChannels = 4;
 ///   thread, perf).
 /// - A 1x1 conv: its GEMM's epilogue adds a bias where it took a scale and
 ///   a shift, half the per-filter values to keep at hand.
-/// MobileNetV2, all three kinds against residual Adds only, Zen 5, pairs:
-/// 0.976-0.994 of before at one and two threads; AVX2 build 0.986.
-/// Folding every conv's (onnxruntime's ConvBNFusion) ran ResNet-50 1-4%
-/// slower, in the 3x3 stride-2 im2col convs (512 x 512 over 7x7: 1.10 ->
-/// 1.19 ms), and is not done.
 /// - An image stem (at most kStemChannels input channels): with a short
 ///   reduction (27 multiply-adds a pixel for a 3x3 window over RGB) the
-///   epilogue's zeroing and multiply-add by the scale are a large part of
-///   dlc-conv-to-outer-products' register tile; folded, it starts from the
+///   tile's zeroing and multiply-add by the scale are a large part of
+///   dlc-conv-to-outer-products' work; folded, the tile starts from the
 ///   bias. MobileNetV2's 3x3 stride-2 stem alone, one thread, Zen 4 (the
-///   pool's per-loop clock): 265 -> 237 us.
+///   pool's per-loop clock): 264-266 -> 232-236 us; the model 0.98 of
+///   before, ResNet-18 0.985 (its 7x7 stem).
+/// MobileNetV2, the first three kinds against residual Adds only, Zen 5,
+/// pairs: 0.976-0.994 of before at one and two threads; AVX2 build 0.986.
+/// Folding every conv's (onnxruntime's ConvBNFusion) ran ResNet-50 1-4%
+/// slower, in the 3x3 stride-2 im2col convs (512 x 512 over 7x7: 1.10 ->
+/// 1.19 ms), and is not done (on Zen 4, session 54, it ran even: ResNet-18
+/// 0.998, ResNet-50 1.005).
 bool worthFolding(dlc::BatchNormOp bn, dlc::ConvOp conv, RankedTensorType wType) {
   if (llvm::all_of(bn->getUsers(), [](Operation *u) { return isa<dlc::AddOp>(u); }))
     return true;
   bool depthwise = conv.getGroup() > 1 && conv.getGroup() == wType.getDimSize(0) &&
                    wType.getDimSize(1) == 1;
   bool pointwise = wType.getRank() == 4 && wType.getDimSize(2) == 1 && wType.getDimSize(3) == 1;
-  bool stem = conv.getGroup() == 1u && wType.getRank() == 4 && wType.getDimSize(1) <= kStemChannels;
+  bool stem =
+      conv.getGroup() == 1u && wType.getRank() == 4 && wType.getDimSize(1) <= kStemChannels;
   return depthwise || pointwise || stem;
 }
 

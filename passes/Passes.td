@@ -994,7 +994,8 @@ def FoldBatchNorm : Pass<"dlc-fold-batch-norm", "mlir::func::FuncOp"> {
     - An image stem's outer-products tile (dlc-conv-to-outer-products)
       starts from the bias instead of zeroing and, after 27 multiply-adds
       a pixel (3x3 over RGB), multiplying by the scale: MobileNetV2's stem
-      265 -> 234 us alone at one thread (Zen 4), the model 0.98 of before.
+      264-266 -> 232-236 us alone at one thread (Zen 4), the model 0.98 of
+      before.
     - The other convs keep their BatchNorm: folding every conv -> BatchNorm
       pair (onnxruntime's ConvBNFusion) ran ResNet-50 1-4% slower, in its
       3x3 stride-2 im2col convs (512 x 512 over 7x7: 1.10 -> 1.19 ms).
