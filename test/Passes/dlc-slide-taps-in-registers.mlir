@@ -270,6 +270,59 @@ func.func @stride_two_wide(%x: tensor<1x1x2x20xf32>) -> tensor<1x1x1x10xf32> {
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
+// Stride 2 down 8 rows of 20 (4 output rows, a window of 3 rows, the
+// middle column): output row 0 reaches above the input and is unrolled;
+// rows 1-3 are a loop of one row a step, which reads input rows 2r and
+// 2r + 1 and takes row 2r - 1's even lanes (both pieces) from the step
+// before, where they were row 2r + 1's: the loop carries them, starting
+// from input row 1's (read for output row 0).
+// CHECK-LABEL: func.func @stride_two_carried
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1x8x20xf32>)
+// CHECK: %[[R1LO:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c0]
+// CHECK: %[[R1HI:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c8]
+// CHECK: %[[R1A:.*]] = vector.shuffle %[[R1LO]], %[[R1HI]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: %[[R1C:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c16]
+// CHECK: %[[R1CW:.*]] = vector.insert_strided_slice %[[R1C]]
+// CHECK: %[[R1B:.*]] = vector.shuffle %[[R1CW]], %{{.*}} [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: scf.for %[[R:.*]] = %c1 to %c4 step %c1 iter_args(%[[P:.*]] = %{{.*}}, %[[UPA:.*]] = %[[R1A]], %[[UPB:.*]] = %[[R1B]])
+// CHECK: %[[Y:.*]] = arith.muli %[[R]], %c2
+// CHECK: vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %[[Y]], %c0]
+// CHECK: %[[Y1:.*]] = arith.addi %[[Y]], %c1
+// CHECK: vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %[[Y1]], %c0]
+// CHECK: %[[DOWNA:.*]] = vector.shuffle
+// CHECK: arith.addf %[[UPA]],
+// CHECK: vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %[[Y]], %c16]
+// CHECK: %[[Y1C:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %[[Y1]], %c16]
+// CHECK: %[[Y1CW:.*]] = vector.insert_strided_slice %[[Y1C]]
+// CHECK: %[[DOWNB:.*]] = vector.shuffle %[[Y1CW]]
+// CHECK: arith.addf %[[UPB]],
+// CHECK: scf.yield %{{.*}}, %[[DOWNA]], %[[DOWNB]]
+func.func @stride_two_carried(%x: tensor<1x1x8x20xf32>) -> tensor<1x1x4x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x1x8x20xf32> to tensor<1x1x10x22xf32>
+  %t0 = tensor.extract_slice %p[0, 0, 0, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
+  %t1 = tensor.extract_slice %p[0, 0, 1, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
+  %t2 = tensor.extract_slice %p[0, 0, 2, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
+  %e = tensor.empty() : tensor<1x1x4x10xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t0, %t1, %t2 : tensor<1x1x4x10xf32>, tensor<1x1x4x10xf32>, tensor<1x1x4x10xf32>)
+      outs(%e : tensor<1x1x4x10xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    %1 = arith.addf %0, %c : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x1x4x10xf32>
+  return %0 : tensor<1x1x4x10xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
 // A pad as deep as the window (3 rows above a window of 3 rows, which ONNX
 // allows): output row 0's window lies wholly in the padding. Left as it is
 // (the padded copy), as the rows whose window reaches outside the input are
