@@ -64,9 +64,10 @@ static float read_buffer(void) {
   return s;
 }
 
+/* Core B, started pinned (a thread that failed to pin itself would leave
+ * core A waiting for its replies). */
 static void *other_core(void *arg) {
-  if (pin(*(int *)arg))
-    return NULL;
+  (void)arg;
   for (int i = 0; i < ROUND_TRIPS; ++i) {
     while (atomic_load(&flag) != 2 * i + 1)
       ;
@@ -101,8 +102,17 @@ static double rewrite_after(int what) {
 int main(int argc, char **argv) {
   int cpus[2] = {-1, -1};
   if (argc == 3) {
-    cpus[0] = atoi(argv[1]);
-    cpus[1] = atoi(argv[2]);
+    char *end0, *end1;
+    long a = strtol(argv[1], &end0, 10), b = strtol(argv[2], &end1, 10);
+    if (*end0 || *end1 || a < 0 || b < 0 || a >= CPU_SETSIZE || b >= CPU_SETSIZE || a == b) {
+      puts("{\"error\": \"CPU_A and CPU_B must be two different CPU numbers\"}");
+      return 1;
+    }
+    cpus[0] = (int)a;
+    cpus[1] = (int)b;
+  } else if (argc != 1) {
+    puts("{\"error\": \"usage: core_to_core [CPU_A CPU_B]\"}");
+    return 1;
   } else {
     cpu_set_t set;
     sched_getaffinity(0, sizeof set, &set);
@@ -116,12 +126,20 @@ int main(int argc, char **argv) {
   }
   buffer = aligned_alloc(LINE, BUFFER_BYTES);
   if (!buffer || pin(cpus[0])) {
-    puts("{\"error\": \"cannot allocate or pin\"}");
+    printf("{\"error\": \"cannot allocate or pin to CPU %d\"}\n", cpus[0]);
     return 0;
   }
   pthread_t thread;
-  if (pthread_create(&thread, NULL, other_core, &cpus[1])) {
-    puts("{\"error\": \"cannot start a thread\"}");
+  pthread_attr_t attr;
+  cpu_set_t other;
+  CPU_ZERO(&other);
+  CPU_SET(cpus[1], &other);
+  int failed = pthread_attr_init(&attr) ||
+               pthread_attr_setaffinity_np(&attr, sizeof other, &other) ||
+               pthread_create(&thread, &attr, other_core, NULL);
+  pthread_attr_destroy(&attr);
+  if (failed) {
+    printf("{\"error\": \"cannot start a thread on CPU %d\"}\n", cpus[1]);
     return 0;
   }
   double t = now_ns();

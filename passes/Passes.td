@@ -605,8 +605,9 @@ def SlideTapsInRegisters : Pass<"dlc-slide-taps-in-registers", "mlir::func::Func
     Rows whose window leaves the input are unrolled, the others one
     scf.for: at stride 1 four output rows an iteration (the rows past the
     last whole block unrolled), each input row's pieces read once for all
-    four; at stride 2 one, the tap vectors of its last input row carried
-    (iter_args) to the next iteration, whose first input row it is. It runs
+    four; at a larger row stride one, the tap vectors of its last input
+    row carried (iter_args) to the next iteration where that row is the
+    next one's first (a window taller than the stride). It runs
     before dlc-split-padded-taps, which takes what it leaves.
 
     Why: MobileNetV2's stride-1 depthwise convs copied each channel into a

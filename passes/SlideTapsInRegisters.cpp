@@ -32,6 +32,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -250,17 +251,19 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
     // being loaded and shuffled again, 6 shuffles an output row for 9. A C
     // copy of MobileNetV2's 96-channel 112x112 -> 56x56 loop (Zen 4): 119
     // -> 90 us.
+    // Rows one a step (stride over 1): the step's tap vectors (emitRow's
+    // keys); a first-row one is carried where the step builds the same one
+    // sh rows down. (At stride 1 four rows a step already share theirs.)
     SmallVector<TapKey> carried;
-    if (sw == 2 && kRowBlock == 1) {
-      // The step's tap vectors (emitRow's keys); a first-row one is
-      // carried where the step builds the same one two rows down.
+    int64_t advance = sh * kRowBlock;
+    if (kRowBlock == 1) {
       std::set<TapKey> keys;
       for (int64_t k = 0; k * lanes < w; ++k)
         for (const Input &input : inputs)
           if (input.kind == Kind::Tap && sw * k * lanes + input.col - low[3] < srcW)
             keys.insert({input.row - low[2], sw * k * lanes, input.col - low[3]});
       for (auto [row, start, shift] : keys)
-        if (row == rowMin && keys.count({row + sh, start, shift}))
+        if (row == rowMin && keys.count({row + advance, start, shift}))
           carried.push_back({row, start, shift});
     }
     // The first step's carried vectors, from its first input row.
@@ -280,8 +283,11 @@ Value wideRows(OpBuilder &b, Location loc, linalg::GenericOp op, ArrayRef<Input>
     for (int64_t j = 0; j < kRowBlock; ++j)
       written = emitRow(rows.getInductionVar(), j, std::nullopt, written);
     SmallVector<Value> yields{written};
-    for (auto [row, start, shift] : carried)
-      yields.push_back(produced[TapKey{row + sh * kRowBlock, start, shift}]);
+    for (auto [row, start, shift] : carried) {
+      Value next = produced[TapKey{row + advance, start, shift}];
+      assert(next && "emitRow builds every key the step does not take in");
+      yields.push_back(next);
+    }
     b.create<scf::YieldOp>(loc, yields);
     carriedIn.clear();
     plane = rows.getResult(0);
@@ -457,15 +463,32 @@ LogicalResult finish(linalg::GenericOp op, scf::ForallOp forall, const dlc::Padd
   // loc); a pool has no entry to replace.
   tensor::PadOp pad = taps.pad;
   int64_t srcW = pad.getSourceType().getDimSize(3);
+  // Wide rows go four output rows a step at stride 1, else one a step,
+  // whose last input row's taps the next takes over where the window is
+  // taller than the stride (wideRows).
+  int64_t top = INT64_MAX, bottom = INT64_MIN;
+  for (const Input &in : taps.inputs)
+    if (in.kind == Kind::Tap) {
+      top = std::min(top, in.row);
+      bottom = std::max(bottom, in.row);
+    }
+  std::string steps = taps.strideH == 1 ? "4 output rows a step ("
+                      : taps.strideH <= bottom - top
+                          ? "an output row a step, its last input row's taps kept for the next ("
+                          : "an output row a step (";
   std::string how =
       paired ? " read once, two channels a vector, and shifted in registers ("
       : narrow            ? " read once a channel and shifted in registers ("
       : taps.strideW == 1 ? " read in aligned " + std::to_string(lanes) +
-                                "-lane pieces, shifts in registers, 4 output rows a step ("
+                                "-lane pieces, shifts in registers, " + steps
                           : " read in " + std::to_string(2 * lanes) +
-                                "-column pieces, even and odd columns split in registers (";
-  dlc::replaceKernel(pad, "depthwise: " + std::to_string(taps.numTaps()) + " taps" +
-                              (taps.strideW == 2 ? " at stride 2" : "") + " from rows of " +
+                                "-column pieces, even and odd columns split in registers, " + steps;
+  std::string strides = taps.strideH == taps.strideW
+                            ? (taps.strideW == 1 ? "" : " at stride " + std::to_string(taps.strideW))
+                            : " at strides " + std::to_string(taps.strideH) + " down, " +
+                                  std::to_string(taps.strideW) + " across";
+  dlc::replaceKernel(pad, "depthwise: " + std::to_string(taps.numTaps()) + " taps" + strides +
+                              " from rows of " +
                               std::to_string(srcW) + how + std::to_string(lanes) +
                               "-lane rows, no padded copy)");
   dlc::replacePaddedTaps(op, taps, forall.getResult(0));

@@ -278,6 +278,9 @@ func.func @stride_two_wide(%x: tensor<1x1x2x20xf32>) -> tensor<1x1x1x10xf32> {
 // from input row 1's (read for output row 0).
 // CHECK-LABEL: func.func @stride_two_carried
 // CHECK-SAME: (%[[X:.*]]: tensor<1x1x8x20xf32>)
+// `dlc inspect`'s entry says so (strides 2 down and across: a 1-column
+// window's taps are one column apart, so they count as stride 2 there too).
+// CHECK-SAME: dlc.conv_kernels = ["sc: depthwise: 3 taps at stride 2 from rows of 20 read in 16-column pieces, even and odd columns split in registers, an output row a step, its last input row's taps kept for the next (8-lane rows, no padded copy)"]
 // CHECK: %[[R1LO:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c0]
 // CHECK: %[[R1HI:.*]] = vector.transfer_read %[[X]][%{{.*}}, %{{.*}}, %c1, %c8]
 // CHECK: %[[R1A:.*]] = vector.shuffle %[[R1LO]], %[[R1HI]] [0, 2, 4, 6, 8, 10, 12, 14]
@@ -297,12 +300,13 @@ func.func @stride_two_wide(%x: tensor<1x1x2x20xf32>) -> tensor<1x1x1x10xf32> {
 // CHECK: %[[DOWNB:.*]] = vector.shuffle %[[Y1CW]]
 // CHECK: arith.addf %[[UPB]],
 // CHECK: scf.yield %{{.*}}, %[[DOWNA]], %[[DOWNB]]
-func.func @stride_two_carried(%x: tensor<1x1x8x20xf32>) -> tensor<1x1x4x10xf32> {
+func.func @stride_two_carried(%x: tensor<1x1x8x20xf32>) -> tensor<1x1x4x10xf32>
+    attributes {dlc.conv_kernels = ["sc: depthwise: 3 taps summed in one elementwise loop"]} {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%a: index, %b: index, %c: index, %d: index):
     tensor.yield %zero : f32
-  } : tensor<1x1x8x20xf32> to tensor<1x1x10x22xf32>
+  } : tensor<1x1x8x20xf32> to tensor<1x1x10x22xf32> loc("sc")
   %t0 = tensor.extract_slice %p[0, 0, 0, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
   %t1 = tensor.extract_slice %p[0, 0, 1, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
   %t2 = tensor.extract_slice %p[0, 0, 2, 1] [1, 1, 4, 10] [1, 1, 2, 2] : tensor<1x1x10x22xf32> to tensor<1x1x4x10xf32>
