@@ -225,10 +225,10 @@ struct PrefetchGemmOperandsPass
       std::optional<int64_t> trips =
           constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
       int64_t innerSize = read.getVectorType().getShape().back();
-      if (!weight && trips && *trips < 2 * ahead && columnTilesAhead > 0 &&
+      if (!weight && trips && *trips <= 2 * ahead && columnTilesAhead > 0 &&
           at != indices.end() - 1 && read.getPermutationMap().isMinorIdentity()) {
-        // A short k loop (a 1x1 conv of 16 or 32 channels): most of the
-        // steps ahead would lie past the tile's rows. The same row of the
+        // A short k loop (a 1x1 conv of 16 or 32 channels): half or more
+        // of the steps ahead would lie past the tile's rows. The same row of the
         // column tile `columnTilesAhead` further along is next instead.
         indices.back() = moved(indices.back(), columnTilesAhead * innerSize);
       } else {

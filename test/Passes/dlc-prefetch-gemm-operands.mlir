@@ -152,6 +152,32 @@ func.func @short_k_columns(%act: memref<16x12544xf32>, %px: index, %w: memref<16
 
 // -----
 
+// 32 channels, exactly twice the 16 steps ahead, are short too: k steps
+// ahead, the prefetches of the loop's second half would land past its rows.
+// CHECK-LABEL: func.func @thirty_two_k_columns
+// CHECK-SAME: (%[[ACT:[^:]*]]: memref<32x12544xf32>, %[[PX:[^:]*]]: index
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PX]], %c32
+// CHECK-NEXT: memref.prefetch %[[ACT]][%[[K]], %[[NEXT]]], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[ACT]][%[[K]], %[[PX]]]
+func.func @thirty_two_k_columns(%act: memref<32x12544xf32>, %px: index, %w: memref<32x6xf32>, %out: memref<6x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  %r = scf.for %k = %c0 to %c32 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+    %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<32x6xf32>, vector<1x6xf32>
+    %y = vector.transfer_read %act[%k, %px], %z {in_bounds = [true, true]} : memref<32x12544xf32>, vector<1x16xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+    scf.yield %c : vector<6x16xf32>
+  }
+  vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
+  return
+}
+
+// -----
+
 // The epilogue's residual tile (6 rows 3136 floats apart, a line each) is
 // prefetched before the k loop, a prefetch per row, at its column computed
 // again before the loop (the epilogue computed it after).
