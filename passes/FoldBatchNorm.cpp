@@ -52,11 +52,12 @@ constexpr int64_t kStemChannels = 4;
 bool worthFolding(dlc::BatchNormOp bn, dlc::ConvOp conv, RankedTensorType wType) {
   if (llvm::all_of(bn->getUsers(), [](Operation *u) { return isa<dlc::AddOp>(u); }))
     return true;
-  bool depthwise = conv.getGroup() > 1 && conv.getGroup() == wType.getDimSize(0) &&
+  int64_t group = conv.getGroup();
+  bool depthwise = group > 1 && group == wType.getDimSize(0) &&
                    wType.getDimSize(1) == 1;
   bool pointwise = wType.getRank() == 4 && wType.getDimSize(2) == 1 && wType.getDimSize(3) == 1;
   bool stem =
-      conv.getGroup() == 1u && wType.getRank() == 4 && wType.getDimSize(1) <= kStemChannels;
+      group == 1 && wType.getRank() == 4 && wType.getDimSize(1) <= kStemChannels;
   return depthwise || pointwise || stem;
 }
 
