@@ -394,7 +394,10 @@ def op_models():
     # 3x3 depthwise conv with BatchNorm and Clip, a 5x5 one (shifts of up
     # to 2 within each half) and a 3x3 max pool. And a 3x3 max pool at
     # strides 2 down and 1 across the 33x33 map: rows one a step, each
-    # handing its last input row's taps to the next. Batch 2.
+    # handing its last input row's taps to the next. On 14x14 maps at
+    # stride 2 (rows of 14 down to 7: two channels a vector, each input
+    # row a vector of its own, the pad's value in its spare lanes) a 3x3
+    # depthwise conv with BatchNorm and Clip and a 3x3 max pool. Batch 2.
     g = Graph(25)
     n1 = g.relu6(g.bn(g.conv("x", 24, 24, 3, 1, 1, group=24), 24))  # 2x24x15x15
     n2 = g.conv("x", 24, 24, 3, 2, 1, group=24)  # 2x24x8x8
@@ -406,13 +409,16 @@ def op_models():
     p2 = g.conv("z", 24, 24, 5, 1, 2, group=24)  # 2x24x7x7
     p3 = g.node("MaxPool", ["z"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])  # 2x24x7x7
     w4 = g.node("MaxPool", ["y"], kernel_shape=[3, 3], strides=[2, 1], pads=[1, 1, 1, 1])
+    h1 = g.relu6(g.bn(g.conv("v", 24, 24, 3, 2, 1, group=24), 24))  # 2x24x7x7
+    h2 = g.node("MaxPool", ["v"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
     models["window_taps"] = g.model(
         "window_taps",
-        [tensor("x", [2, 24, 15, 15]), tensor("y", [2, 16, 33, 33]), tensor("z", [2, 24, 7, 7])],
+        [tensor("x", [2, 24, 15, 15]), tensor("y", [2, 16, 33, 33]), tensor("z", [2, 24, 7, 7]),
+         tensor("v", [2, 24, 14, 14])],
         [tensor(n1, [2, 24, 15, 15]), tensor(n2, [2, 24, 8, 8]), tensor(n3, [2, 24, 15, 15]),
          tensor(w1, [2, 16, 33, 33]), tensor(w2, [2, 16, 17, 17]), tensor(w3, [2, 16, 17, 17]),
          tensor(p1, [2, 24, 7, 7]), tensor(p2, [2, 24, 7, 7]), tensor(p3, [2, 24, 7, 7]),
-         tensor(w4, [2, 16, 17, 33])])
+         tensor(w4, [2, 16, 17, 33]), tensor(h1, [2, 24, 7, 7]), tensor(h2, [2, 24, 7, 7])])
     # A batch-separable net whose batch of 4 overflows the cache (5.3 MB
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must

@@ -325,7 +325,14 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   // and MobileNetV2's three 960-channel 7x7 convs took 0.038 ms at one
   // thread, 0.022 paired (Zen 5, perf, in the model).
   int64_t half = lanes / 2;
-  bool paired = narrow && sw == 1 && srcW < half && w < half && c % 2 == 0;
+  // At stride 2 the input row is twice the output's: where it fits one
+  // vector with a lane to spare, each channel's row is read into a vector
+  // of its own (the pad's value past it) and one shuffle of the pair's two
+  // rows takes both channels' taps, each half's out-of-row columns from
+  // its own row's spare lane (MobileNetV2's 576-channel stride-2 conv,
+  // rows of 14 down to 7: one channel a vector left 9 of 16 lanes idle).
+  bool rowsApart = narrow && sw == 2 && srcW < lanes && w < half && c % 2 == 0;
+  bool paired = (narrow && sw == 1 && srcW < half && w < half && c % 2 == 0) || rowsApart;
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -376,6 +383,21 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     auto key = std::make_pair(srcRow, shift);
     if (Value v = shifted[key])
       return v;
+    if (rowsApart) {
+      // Lane j of the pair's half j / half: its channel's row at column sw
+      // * (j % half) + shift, or that row's first spare lane (srcW).
+      Value &first = loaded[2 * srcRow], &second = loaded[2 * srcRow + 1];
+      if (!first) {
+        first = readRowOf(source, srcW, ch, idx(srcRow), padRow, 0);
+        second = readRowOf(source, srcW, nextCh, idx(srcRow), padRow, 0);
+      }
+      SmallVector<int64_t> mask;
+      for (int64_t j = 0; j < lanes; ++j) {
+        int64_t from = sw * (j % half) + shift;
+        mask.push_back(j / half * lanes + (from >= 0 && from < srcW ? from : srcW));
+      }
+      return shifted[key] = b.create<vector::ShuffleOp>(loc, first, second, mask);
+    }
     Value &row = loaded[srcRow];
     if (!row)
       row = readRow(source, srcW, idx(srcRow));

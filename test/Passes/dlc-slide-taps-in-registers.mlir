@@ -225,6 +225,58 @@ func.func @stride_two(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
 
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
+// Stride 2 over rows of 6 (3 outputs, under half of 8 lanes; the row under
+// a vector, with lanes to spare): two channels a vector, each channel's
+// input row read into a vector of its own (lanes 6 and 7 the pad's zero),
+// and one shuffle of the pair's two rows per tap: lanes 0-2 channel 2c's
+// columns, lanes 4-6 channel 2c + 1's (8 + column), each half's columns
+// outside the row from its own row's lane 6. The (2, 2) tap takes the odd
+// columns, the (0, 0) tap the same one lane right.
+// CHECK-LABEL: func.func @stride_two_paired
+// CHECK-SAME: (%[[X:.*]]: tensor<1x2x6x6xf32>)
+// CHECK-SAME: dlc.conv_kernels = ["sp: depthwise: 2 taps at stride 2 from rows of 6 read once, two channels a vector, and shifted in registers (8-lane rows, no padded copy)"]
+// CHECK: scf.forall (%[[N:.*]], %[[P:.*]]) in (1, 1)
+// CHECK: %[[C0:.*]] = arith.muli %[[P]], %c2
+// CHECK: %[[C1:.*]] = arith.addi %[[C0]], %c1
+// CHECK: %[[ZROW:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: %[[A:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C0]], %c1, %c0]{{.*}} : tensor<1x2x6x6xf32>, vector<6xf32>
+// CHECK: %[[AV:.*]] = vector.insert_strided_slice %[[A]], %[[ZROW]] {offsets = [0], strides = [1]}
+// CHECK: %[[B:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C1]], %c1, %c0]{{.*}} : tensor<1x2x6x6xf32>, vector<6xf32>
+// CHECK: %[[BV:.*]] = vector.insert_strided_slice %[[B]], %[[ZROW]] {offsets = [0], strides = [1]}
+// CHECK: %[[ODD1:.*]] = vector.shuffle %[[AV]], %[[BV]] [1, 3, 5, 6, 9, 11, 13, 14]
+// CHECK: arith.addf %[[ZROW]], %[[ODD1]]
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [4], sizes = [3], strides = [1]}
+// CHECK: %[[RIGHT1:.*]] = vector.shuffle %[[AV]], %[[BV]] [6, 1, 3, 5, 14, 9, 11, 13]
+// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C0]], %c3, %c0]
+// CHECK: vector.transfer_read %[[X]][%[[N]], %[[C1]], %c3, %c0]
+// CHECK: %[[ODD3:.*]] = vector.shuffle %{{.*}}, %{{.*}} [1, 3, 5, 6, 9, 11, 13, 14]
+// CHECK: arith.addf %[[RIGHT1]], %[[ODD3]]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[N]], %[[C0]], 0, 0] [1, 2, 3, 3]
+func.func @stride_two_paired(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+    attributes {dlc.conv_kernels = ["sp: depthwise: 2 taps summed in one elementwise loop"]} {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32> loc("sp")
+  %t00 = tensor.extract_slice %p[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x8x8xf32> to tensor<1x2x3x3xf32>
+  %t22 = tensor.extract_slice %p[0, 0, 2, 2] [1, 2, 3, 3] [1, 1, 2, 2] : tensor<1x2x8x8xf32> to tensor<1x2x3x3xf32>
+  %e = tensor.empty() : tensor<1x2x3x3xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t00, %t22 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>)
+      outs(%e : tensor<1x2x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
 // Stride 2 over rows of 20 (10 outputs: pieces of 8 and 2). A piece's 16
 // columns are read once as two vectors; shift 0 takes their even lanes,
 // shift 1 the odd ones, shift -1 the odd ones one lane right, lane 0 the
