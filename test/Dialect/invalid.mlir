@@ -79,6 +79,16 @@ func.func @softmax_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// The importer normalises negative axes; one that reaches the op is named
+// as written.
+func.func @softmax_negative_axis(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{axis -1 out of range for rank 2}}
+  %0 = dlc.log_softmax %a {axis = -1 : i64, coerce_2d = false} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
 func.func @reduce_axes(%a: tensor<2x3xf32>) -> tensor<2xf32> {
   // expected-error @+2 {{reduce axes must be sorted, unique and within the rank}}
   // expected-error @+1 {{failed to infer returned types}}
