@@ -62,14 +62,12 @@ BufferRoot rootOf(Value v, func::FuncOp entry) {
   while (true) {
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (arg.getOwner()->getParentOp() == entry.getOperation())
-        return {BufferRoot::Argument, (int64_t)arg.getArgNumber()};
+        return {BufferRoot::Argument, (int64_t)arg.getArgNumber(), 0, 0, {}};
       return {};
     }
     Operation *def = v.getDefiningOp();
     if (auto g = dyn_cast<memref::GetGlobalOp>(def)) {
-      BufferRoot r{BufferRoot::Global};
-      r.global = g.getName().str();
-      return r;
+      return {BufferRoot::Global, 0, 0, 0, g.getName().str()};
     }
     if (auto view = dyn_cast<memref::ViewOp>(def)) {
       auto offset = getConstantIntValue(view.getByteShift());
@@ -77,7 +75,7 @@ BufferRoot rootOf(Value v, func::FuncOp entry) {
       if (!offset || !t.hasStaticShape())
         return {};
       return {BufferRoot::Arena, 0, *offset,
-              *offset + t.getNumElements() * (t.getElementTypeBitWidth() / 8)};
+              *offset + t.getNumElements() * (t.getElementTypeBitWidth() / 8), {}};
     }
     if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def)) {
       v = viewLike.getViewSource();
