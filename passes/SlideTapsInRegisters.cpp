@@ -331,8 +331,9 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   // rows takes both channels' taps, each half's out-of-row columns from
   // its own row's spare lane (MobileNetV2's 576-channel stride-2 conv,
   // rows of 14 down to 7: one channel a vector left 9 of 16 lanes idle).
-  bool rowsApart = narrow && sw == 2 && srcW < lanes && w < half && c % 2 == 0;
-  bool paired = (narrow && sw == 1 && srcW < half && w < half && c % 2 == 0) || rowsApart;
+  bool pairFits = narrow && w < half && c % 2 == 0;
+  bool rowsApart = pairFits && sw == 2 && srcW < lanes;
+  bool paired = rowsApart || (pairFits && sw == 1 && srcW < half);
 
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -376,6 +377,8 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
   // and tap that reads it.
   std::map<std::pair<int64_t, int64_t>, Value> shifted;
   std::map<int64_t, Value> loaded;
+  // rowsApart: each channel's row, in a vector of its own.
+  std::map<int64_t, std::pair<Value, Value>> loadedApart;
   auto tapRow = [&](int64_t y, int64_t shift) -> Value {
     int64_t srcRow = y - low[2];
     if (srcRow < 0 || srcRow >= srcH)
@@ -386,7 +389,7 @@ LogicalResult slide(linalg::GenericOp op, int64_t lanes, int64_t maxRows) {
     if (rowsApart) {
       // Lane j of the pair's half j / half: its channel's row at column sw
       // * (j % half) + shift, or that row's first spare lane (srcW).
-      Value &first = loaded[2 * srcRow], &second = loaded[2 * srcRow + 1];
+      auto &[first, second] = loadedApart[srcRow];
       if (!first) {
         first = readRowOf(source, srcW, ch, idx(srcRow), padRow, 0);
         second = readRowOf(source, srcW, nextCh, idx(srcRow), padRow, 0);
