@@ -59,30 +59,37 @@ constexpr llvm::StringLiteral kPackedRowTiles = "dlc.packed_row_tiles";
 /// k step touched another cache line: ResNet-50's 7x7 GEMMs ran at 75
 /// GFLOP/s against 85-90 for the others); then loops (n, panel, tile, r,
 /// row, k), the output map putting the rows back before the pixels (NCHW).
+/// Columns of rank 4 come packed already (im2col's RowsOuter order).
 Value pixelRowsGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value acc,
                     int64_t r) {
   auto colsType = cast<RankedTensorType>(cols.getType());
   auto accType = cast<RankedTensorType>(acc.getType());
   auto wType = cast<RankedTensorType>(wPanels.getType());
-  int64_t n = colsType.getDimSize(0), k = colsType.getDimSize(1), pp = colsType.getDimSize(2);
+  bool prepacked = colsType.getRank() == 4;
+  int64_t n = colsType.getDimSize(0), k = colsType.getDimSize(prepacked ? 2 : 1),
+          pp = prepacked ? colsType.getDimSize(1) * colsType.getDimSize(3)
+                         : colsType.getDimSize(2);
   int64_t panels = wType.getDimSize(0), lanes = wType.getDimSize(2), tiles = pp / r;
   Type elem = colsType.getElementType();
   MLIRContext *ctx = b.getContext();
-  AffineExpr dn, dt, dk, dr;
-  bindDims(ctx, dn, dt, dk, dr);
-  Value cols4 = b.create<tensor::ExpandShapeOp>(
-      loc, RankedTensorType::get({n, k, tiles, r}, elem), cols,
-      ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-  auto pack = b.create<linalg::GenericOp>(
-      loc, TypeRange{RankedTensorType::get({n, tiles, k, r}, elem)}, ValueRange{cols4},
-      ValueRange{dlc::paddedBuffer(b, loc, {n, tiles, k, r}, elem)},
-      ArrayRef<AffineMap>{AffineMap::get(4, 0, {dn, dk, dt, dr}, ctx),
-                          AffineMap::getMultiDimIdentityMap(4, ctx)},
-      SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-      [](OpBuilder &nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
-  // See writeRowTilesInProducers.
-  pack->setAttr(kPackedRowTiles, b.getUnitAttr());
-  Value packed = pack.getResult(0);
+  Value packed = cols;
+  if (!prepacked) {
+    AffineExpr dn, dt, dk, dr;
+    bindDims(ctx, dn, dt, dk, dr);
+    Value cols4 = b.create<tensor::ExpandShapeOp>(
+        loc, RankedTensorType::get({n, k, tiles, r}, elem), cols,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    auto pack = b.create<linalg::GenericOp>(
+        loc, TypeRange{RankedTensorType::get({n, tiles, k, r}, elem)}, ValueRange{cols4},
+        ValueRange{dlc::paddedBuffer(b, loc, {n, tiles, k, r}, elem)},
+        ArrayRef<AffineMap>{AffineMap::get(4, 0, {dn, dk, dt, dr}, ctx),
+                            AffineMap::getMultiDimIdentityMap(4, ctx)},
+        SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+        [](OpBuilder &nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
+    // See writeRowTilesInProducers.
+    pack->setAttr(kPackedRowTiles, b.getUnitAttr());
+    packed = pack.getResult(0);
+  }
   Value acc5 = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get({n, panels, lanes, tiles, r}, elem), acc,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3, 4}});
@@ -99,7 +106,8 @@ Value pixelRowsGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value
 }
 
 /// out[n, F, P] = init + w[F, K] x cols[n, K, P'] in the packed layout: `cols`
-/// is already padded to P' pixels; `init4` is the conv's [N, F, OH, OW]
+/// is already padded to P' pixels (or, for a pixelRows layout, may come as
+/// its row tiles, see pixelRowsGemm); `init4` is the conv's [N, F, OH, OW]
 /// accumulator. Returns [N, F, P]. The loops are (n, panel, row, pixel, k);
 /// a pixelRows layout's are pixelRowsGemm's.
 Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value init4,
@@ -112,7 +120,10 @@ Value packedGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value in
   auto wType = cast<RankedTensorType>(wPanels.getType());
   int64_t n = initType.getDimSize(0), f = initType.getDimSize(1), p = initType.getDimSize(2);
   int64_t panels = wType.getDimSize(0), rows = layout.panelWidth();
-  int64_t fp = panels * rows, pp = cast<RankedTensorType>(cols.getType()).getDimSize(2);
+  auto colsType = cast<RankedTensorType>(cols.getType());
+  int64_t fp = panels * rows,
+          pp = colsType.getRank() == 4 ? colsType.getDimSize(1) * colsType.getDimSize(3)
+                                       : colsType.getDimSize(2);
   Type elem = initType.getElementType();
   // A constant start (zeros) fills the whole padded accumulator: one fill
   // that dlc-tile-and-vectorize moves into the GEMM's cache tiles. Any
@@ -402,7 +413,17 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                                               "-row tile in the GEMM's loop"
                                         : std::string()));
       Value cols;
-      if (pp == p) {
+      if (l.pixelRows && pp == p && l.rows == ow) {
+        // Rows of the whole output row: the columns are written in the
+        // GEMM's row tiles [N, OH, C*KH*KW, OW] at once (ResNet-50's 3x3
+        // stride-2 convs over 14x14 and 7x7 maps: a pass over their 0.9-1.8
+        // MB of columns less, which ran on 7 or 14 threads).
+        cols = r.create<tensor::CollapseShapeOp>(
+            loc, RankedTensorType::get({n, oh, ckk, ow}, elem),
+            dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, {},
+                               dlc::ColumnOrder::RowsOuter),
+            ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3, 4}, {5}});
+      } else if (pp == p) {
         cols = r.create<tensor::CollapseShapeOp>(
             loc, RankedTensorType::get({n, ckk, p}, elem),
             dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d),
@@ -448,7 +469,8 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                        : pad.empty()  ? "im2col + plain GEMM"
                                       : "im2col (padding folded) + plain GEMM");
     Value col = dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, pad,
-                                   /*tapsOuter=*/implicitFilter.has_value());
+                                   implicitFilter ? dlc::ColumnOrder::TapsOuter
+                                                  : dlc::ColumnOrder::ChannelsOuter);
     Value colGemm = r.create<tensor::CollapseShapeOp>(
         loc, RankedTensorType::get({n, ckk, p}, elem), col,
         ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});

@@ -346,21 +346,24 @@ void replacePaddedTaps(linalg::GenericOp op, const PaddedTaps &taps, Value resul
 
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into, ArrayRef<int64_t> pad, bool tapsOuter) {
+                    Value into, ArrayRef<int64_t> pad, ColumnOrder order) {
   auto in = tensorType(xp);
   Type elem = in.getElementType();
-  SmallVector<int64_t> shape{in.getDimSize(0), in.getDimSize(1), kh, kw, oh, ow};
-  // Dims of the columns: channel, tap row, tap column.
-  int64_t cDim = 1, khDim = 2, kwDim = 3;
-  if (tapsOuter) {
-    shape = {in.getDimSize(0), kh, kw, in.getDimSize(1), oh, ow};
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1);
+  SmallVector<int64_t> shape{n, c, kh, kw, oh, ow};
+  // Dims of the columns: channel, tap row, tap column, output row.
+  int64_t cDim = 1, khDim = 2, kwDim = 3, ohDim = 4;
+  if (order == ColumnOrder::TapsOuter) {
+    shape = {n, kh, kw, c, oh, ow};
     cDim = 3, khDim = 1, kwDim = 2;
+  } else if (order == ColumnOrder::RowsOuter) {
+    shape = {n, oh, c, kh, kw, ow};
+    ohDim = 1, cDim = 2, khDim = 3, kwDim = 4;
   }
   Value empty = into ? into : b.create<tensor::EmptyOp>(loc, shape, elem).getResult();
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(6)};
   SmallVector<utils::IteratorType> iters(6, utils::IteratorType::parallel);
-  return b
-      .create<linalg::GenericOp>(
+  auto columns = b.create<linalg::GenericOp>(
           loc, empty.getType(), ValueRange{}, empty, maps, iters,
           [&](OpBuilder &nb, Location l, ValueRange) {
             auto index = [&](int64_t dim) -> Value { return nb.create<linalg::IndexOp>(l, dim); };
@@ -377,7 +380,7 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
               };
               return nb.create<arith::AddIOp>(l, scaled(k, dil), scaled(o, stride));
             };
-            Value h = at(4, khDim, s[0], d[0]), w = at(5, kwDim, s[1], d[1]);
+            Value h = at(ohDim, khDim, s[0], d[0]), w = at(5, kwDim, s[1], d[1]);
             if (pad.empty()) {
               Value v =
                   nb.create<tensor::ExtractOp>(l, xp, ValueRange{index(0), index(cDim), h, w});
@@ -390,8 +393,10 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
             w = nb.create<arith::SubIOp>(l, w, c(pad[1]));
             Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
             nb.create<linalg::YieldOp>(l, readInsideOr(nb, l, xp, h, w, zero, cDim));
-          })
-      .getResult(0);
+          });
+  if (order == ColumnOrder::RowsOuter)
+    columns->setAttr(kRowTileColumnsAttr, b.getUnitAttr());
+  return columns.getResult(0);
 }
 
 int64_t reductionLanes(int64_t size, int64_t vectorWidth, bool partialVectors) {

@@ -161,19 +161,33 @@ std::optional<PaddedTaps> matchPaddedTaps(linalg::GenericOp op);
 /// its tap slices, its init and the pad.
 void replacePaddedTaps(linalg::GenericOp op, const PaddedTaps &taps, Value result);
 
+/// Marks im2col columns in the RowsOuter order (see ColumnOrder):
+/// dlc-tile-and-vectorize shares them out by output row and channel block.
+constexpr llvm::StringLiteral kRowTileColumnsAttr = "dlc.row_tile_columns";
+
+/// The order of im2col's column dims (see im2colColumns).
+enum class ColumnOrder {
+  /// [N, C, KH, KW, OH, OW]: read as [N, C*KH*KW, OH*OW].
+  ChannelsOuter,
+  /// [N, KH, KW, C, OH, OW]: the CUDA implicit-GEMM kernels' (dlc-implicit-gemm).
+  TapsOuter,
+  /// [N, OH, C, KH, KW, OW]: read as [N, OH, C*KH*KW, OW], a pixelRows
+  /// GEMM's row tiles of OW pixels, packed as the GEMM reads them.
+  RowsOuter,
+};
+
 /// The im2col columns of a padded NCHW input `xp` for a KHxKW window with
-/// strides `s` and dilations `d`: [N, C, KH, KW, OH, OW], read as
-/// [N, C*KH*KW, OH*OW] by the GEMMs. The innermost loop walks `ow`, so with
-/// stride 1 each row is a contiguous read of xp (plain vector loads).
-/// With `into` ([N, C, KH, KW, OH, OW], possibly a view of a larger buffer),
-/// the columns are written there. With `pad` ({top, left}), `xp` is the
-/// unpadded input and the columns read zeros outside it (no padded copy:
-/// the GPU's choice; the CPU's vectorized gather wants the padded rows).
-/// With `tapsOuter`, the columns are [N, KH, KW, C, OH, OW] (the order of
-/// the CUDA implicit-GEMM kernels, dlc-implicit-gemm).
+/// strides `s` and dilations `d`, in `order`. The innermost loop walks `ow`,
+/// so with stride 1 each row is a contiguous read of xp (plain vector
+/// loads). With `into` (of the columns' shape, possibly a view of a larger
+/// buffer), the columns are written there. With `pad` ({top, left}), `xp`
+/// is the unpadded input and the columns read zeros outside it (no padded
+/// copy: the GPU's choice; the CPU's vectorized gather wants the padded
+/// rows).
 Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw,
                     int64_t oh, int64_t ow, ArrayRef<int64_t> s, ArrayRef<int64_t> d,
-                    Value into = nullptr, ArrayRef<int64_t> pad = {}, bool tapsOuter = false);
+                    Value into = nullptr, ArrayRef<int64_t> pad = {},
+                    ColumnOrder order = ColumnOrder::ChannelsOuter);
 
 /// `init` + the sum, over the reduction dims of `iters`, of `term(inputs)`,
 /// for a reduction whose innermost loop dim (a reduction, the last index of

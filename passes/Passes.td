@@ -125,7 +125,13 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     map's width, those are the input's rows, and an input that an scf.forall
     writes a channel plane at a time for this conv alone (a narrow depthwise
     conv's) is written in that layout by the forall itself instead of
-    transposed after it (dlc::writePlanesTransposed).
+    transposed after it (dlc::writePlanesTransposed). An im2col conv whose
+    tile rows are its output's rows (ResNet's 3x3 stride-2 convs onto 14x14
+    and 7x7 maps, its 7x7 3x3 convs on 8 lanes) gathers its columns
+    straight into the tiles ([N, OH, C, KH, KW, OW], dlc::ColumnOrder's
+    RowsOuter, marked dlc.row_tile_columns), with no transpose after it
+    (session 56: on the device at 16 threads, each such transpose ran on 7
+    or 14 of them).
   }];
   let options = [
     Option<"maxWorkspaceBytes", "max-workspace-bytes", "int64_t", /*default=*/"0",
@@ -304,7 +310,14 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     at most 64 lanes (MobileNetV2's 5 MB classifier: 21 tiles of three
     16-lane panels, fewer weight streams at a time from L3).
     All-parallel generics: one forall iteration per row, vectors along the
-    innermost dim. NCHW depthwise/grouped convs and pools that
+    innermost dim; rows of at most two vectors a plane per iteration, and
+    where that leaves under 64 iterations (and 64 blocks of rows would
+    still hold 1 KB each: a pixelRows GEMM's packing transpose, [N, OH, K,
+    OW], not a pad's border columns), blocks of rows instead; im2col columns marked dlc.row_tile_columns an output row and a
+    block of channels per iteration (session 56, ResNet-50 at 16 threads on
+    the device: its packing transposes took 7% of the time, on 7 or 14
+    threads; ResNet-18 and -50 here ran 0.987-0.990 of their time at one and
+    two threads, with the gathers into row tiles). NCHW depthwise/grouped convs and pools that
     dlc-depthwise-conv-to-taps and dlc-pooling-to-taps left (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost
     loop, for LLVM's loop vectorizer, and a forall over channel blocks.

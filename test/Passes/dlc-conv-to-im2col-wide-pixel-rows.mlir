@@ -64,3 +64,23 @@ func.func @few_filters_14x14(%x: tensor<1x576x14x14xf32>, %init: tensor<1x96x14x
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x576x14x14xf32>, tensor<96x576x1x1xf32>) outs(%init : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
   return %0 : tensor<1x96x14x14xf32>
 }
+
+// -----
+
+// A 3x3 stride-2 conv onto a 7x7 map (ResNet's first conv of a stage) in
+// rows of 7 pixels: im2col writes the GEMM's row tiles [N, OH, C*KH*KW,
+// OW] itself, as [N, OH, C, KH, KW, OW] (marked for
+// dlc-tile-and-vectorize), and no transpose packs them after it.
+// CHECK-LABEL: func.func @strided_3x3_7x7
+// CHECK-SAME: dlc.conv_kernels = ["?: im2col + GEMM; filter in 32-lane panels (64 -> 64 filters), 7-pixel rows (49 -> 49 pixels)"]
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x256x3x3x7xf32>) attrs = {dlc.row_tile_columns}
+// CHECK: %[[ROW:.*]] = linalg.index 1 : index
+// CHECK: %[[ROW2:.*]] = arith.muli %[[ROW]], %c2
+// CHECK: %[[TILES:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1], [2, 3, 4], [5]] : tensor<1x7x256x3x3x7xf32> into tensor<1x7x2304x7xf32>
+// CHECK-NOT: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2304x7x7xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[TILES]] : tensor<2x2304x32xf32>, tensor<1x7x2304x7xf32>)
+func.func @strided_3x3_7x7(%x: tensor<1x256x16x16xf32>, %init: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %w = arith.constant dense<0.25> : tensor<64x256x3x3xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %w : tensor<1x256x16x16xf32>, tensor<64x256x3x3xf32>) outs(%init : tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  return %0 : tensor<1x64x7x7xf32>
+}

@@ -1026,3 +1026,55 @@ func.func @tiny_planes(%x: tensor<1x960x9x9xf32>, %y: tensor<1x128x9x9xf32>, %z:
   } -> tensor<1x256x9x9xf32>
   return %0, %1, %2 : tensor<1x960x9x9xf32>, tensor<1x128x9x9xf32>, tensor<1x256x9x9xf32>
 }
+
+// -----
+
+// Few planes of many short rows (a pixelRows GEMM's packing transpose: 14
+// planes of 1024 rows of 14) go in blocks of rows, at least 64 forall
+// iterations (here 128 rows each: 14 x 8), not a plane each (14: most of a
+// 16-core machine idle).
+// CHECK-LABEL: func.func @few_planes_of_short_rows
+// CHECK: scf.forall (%[[T:.*]], %[[K:.*]]) = (0, 0) to (14, 1024) step (1, 128)
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1
+// CHECK: vector.transfer_read %{{.*}}[%c0, %{{.*}}, %[[T]], %c0]{{.*}} : tensor<1x1024x14x14xf32>, vector<1x1x1x8xf32>
+func.func @few_planes_of_short_rows(%x: tensor<1x1024x14x14xf32>) -> tensor<1x14x1024x14xf32> {
+  %e = tensor.empty() : tensor<1x14x1024x14xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, t, k, r) -> (n, k, t, r)>, affine_map<(n, t, k, r) -> (n, t, k, r)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1024x14x14xf32>) outs(%e : tensor<1x14x1024x14xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x14x1024x14xf32>
+  return %0 : tensor<1x14x1024x14xf32>
+}
+
+// -----
+
+// im2col columns written in a pixelRows GEMM's row tiles ([N, OH, C, KH,
+// KW, OW], dlc.row_tile_columns) go by output row and block of channels
+// (16: 7 x 16 iterations), each an scf.for over its channels and taps and
+// one 7-pixel row a step; a [KW, OW] plane each would have made 5376.
+// CHECK-LABEL: func.func @row_tile_columns
+// CHECK: scf.forall (%[[OH:.*]], %[[C:.*]]) = (0, 0) to (7, 256) step (1, 16)
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: vector<1x1x1x1x1x7xf32>
+func.func @row_tile_columns(%x: tensor<1x256x16x16xf32>) -> tensor<1x7x256x3x3x7xf32> {
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<1x7x256x3x3x7xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, oh, c, kh, kw, ow) -> (n, oh, c, kh, kw, ow)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<1x7x256x3x3x7xf32>) attrs = {dlc.row_tile_columns} {
+  ^bb0(%out: f32):
+    %kh = linalg.index 3 : index
+    %oh = linalg.index 1 : index
+    %oh2 = arith.muli %oh, %c2 : index
+    %y = arith.addi %kh, %oh2 : index
+    %kw = linalg.index 4 : index
+    %ow = linalg.index 5 : index
+    %ow2 = arith.muli %ow, %c2 : index
+    %xx = arith.addi %kw, %ow2 : index
+    %n = linalg.index 0 : index
+    %c = linalg.index 2 : index
+    %v = tensor.extract %x[%n, %c, %y, %xx] : tensor<1x256x16x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x7x256x3x3x7xf32>
+  return %0 : tensor<1x7x256x3x3x7xf32>
+}
