@@ -414,10 +414,11 @@ struct Im2ColConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
                                         : std::string()));
       Value cols;
       if (l.pixelRows && pp == p && l.rows == ow) {
-        // Rows of the whole output row: the columns are written in the
-        // GEMM's row tiles [N, OH, C*KH*KW, OW] at once (ResNet-50's 3x3
-        // stride-2 convs over 14x14 and 7x7 maps: a pass over their 0.9-1.8
-        // MB of columns less, which ran on 7 or 14 threads).
+        // Tile rows that are whole output rows: the columns are written in
+        // the GEMM's row tiles [N, OH, C*KH*KW, OW] at once (ResNet's
+        // stride-2 convs onto 14x14 and 7x7 maps, ResNet-18's 7x7 3x3
+        // convs: a pass less over their 0.2-1.8 MB of columns, whose
+        // transpose ran on 7 or 14 threads).
         cols = r.create<tensor::CollapseShapeOp>(
             loc, RankedTensorType::get({n, oh, ckk, ow}, elem),
             dlc::im2colColumns(r, loc, x, kh, kw, oh, ow, s, d, nullptr, {},

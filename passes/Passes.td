@@ -313,11 +313,13 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
     innermost dim; rows of at most two vectors a plane per iteration, and
     where that leaves under 64 iterations (and 64 blocks of rows would
     still hold 1 KB each: a pixelRows GEMM's packing transpose, [N, OH, K,
-    OW], not a pad's border columns), blocks of rows instead; im2col columns marked dlc.row_tile_columns an output row and a
-    block of channels per iteration (session 56, ResNet-50 at 16 threads on
-    the device: its packing transposes took 7% of the time, on 7 or 14
-    threads; ResNet-18 and -50 here ran 0.987-0.990 of their time at one and
-    two threads, with the gathers into row tiles). NCHW depthwise/grouped convs and pools that
+    OW], not a pad's border columns), blocks of rows instead; im2col
+    columns marked dlc.row_tile_columns an output row and a block of
+    channels per iteration (session 56, ResNet-50 at 16 threads on the
+    device: its packing transposes took 7% of the time, on 7 or 14
+    threads; ResNet-18 and -50 here ran 0.987-0.990 of their time at one
+    and two threads, with the gathers into row tiles). NCHW
+    depthwise/grouped convs and pools that
     dlc-depthwise-conv-to-taps and dlc-pooling-to-taps left (no upstream
     vectorizer): generalized with the output's innermost dim as the innermost
     loop, for LLVM's loop vectorizer, and a forall over channel blocks.

@@ -1317,20 +1317,20 @@ struct TileAndVectorizePass
     if (shortRows && !smallPlanes && planes < kEnoughForallTiles &&
         elements >= kEnoughForallTiles * kTinyPlaneElements)
       outer[rank - 2] = rowBlock(ranges[rank - 2], planes);
+    if (smallPlanes && ranges[rank - 1] * ranges[rank - 2] <= kTinyPlaneElements &&
+        ranges[rank - 3] % kTinyPlaneGroup == 0 &&
+        planes / kTinyPlaneGroup >= kEnoughForallTiles)
+      outer[rank - 3] = kTinyPlaneGroup;
     // Im2col columns in row tiles [N, OH, C, KH, KW, OW] go by output row
-    // and block of channels (KH x KW x OW floats a channel): a plane of
-    // [KW, OW] each (21 floats for a 3x3 window over 7x7) spent more on
-    // sharing out than on copying.
+    // and block of channels (KH x KW x OW floats a channel) instead: a
+    // plane of [KW, OW] each (21 floats for a 3x3 window over 7x7) spent
+    // more on sharing out than on copying.
     if (op->hasAttr(dlc::kRowTileColumnsAttr) && rank == 6) {
       outer.assign(rank, 0);
       outer[0] = ranges[0] > 1 ? 1 : 0;
       outer[1] = 1;
       outer[2] = rowBlock(ranges[2], ranges[0] * ranges[1]);
     }
-    if (smallPlanes && ranges[rank - 1] * ranges[rank - 2] <= kTinyPlaneElements &&
-        ranges[rank - 3] % kTinyPlaneGroup == 0 &&
-        planes / kTinyPlaneGroup >= kEnoughForallTiles)
-      outer[rank - 3] = kTinyPlaneGroup;
     linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
     if (row)
       vectorizeRows(rewriter, row);
