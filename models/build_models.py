@@ -363,6 +363,16 @@ def op_models():
     models["strided_convs"] = g.model(
         "strided_convs", [tensor("x", [2, 3, 64, 66]), tensor("y", [1, 3, 40, 40])],
         [tensor(stem, [2, 16, 32, 33]), tensor(s2, [1, 8, 20, 20]), tensor(s3, [1, 5, 13, 13])])
+    g = Graph(26)  # GEMMs in transposed tiles (rows of 7 pixels, a 7x7 map's rows): a
+    # 3x3 and a 1x1 stride-2 conv whose im2col gathers straight into the
+    # row tiles (BatchNorm and Relu after the first), and a 512-deep 1x1
+    # conv whose input is transposed into them in blocks of rows
+    t1 = g.node("Relu", [g.bn(g.conv("z", 256, 32, 3, 2, 1), 32)])  # 1x32x7x7
+    t2 = g.conv("z", 256, 64, 1, 2)  # 1x64x7x7
+    t3 = g.conv("q", 512, 64, 1)  # 1x64x7x7
+    models["row_tile_convs"] = g.model(
+        "row_tile_convs", [tensor("z", [1, 256, 14, 14]), tensor("q", [1, 512, 7, 7])],
+        [tensor(t1, [1, 32, 7, 7]), tensor(t2, [1, 64, 7, 7]), tensor(t3, [1, 64, 7, 7])])
     g = Graph(23)  # convs with a bias (BatchNorm folded in, as exported models have them)
     # as packed GEMMs: the bias moves into the activation after them (a 1x1
     # conv and Clip, 32 filters padded to 36 rows; a 3x3 stride-2 conv and

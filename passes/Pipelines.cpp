@@ -168,8 +168,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // each (the pool's per-loop clock), the model 0.989-0.995 of its time
     // in paired rounds; ResNet-50 (its 14x14 1x1 convs of 256 to 1024
     // filters) 0.998, ResNet-18 unchanged.
-    im2col.narrowLanes = opts.vectorWidth < 16 ? (wideRegisterFile ? opts.vectorWidth : 0)
-                                               : opts.vectorWidth;
+    im2col.narrowLanes = opts.vectorWidth < 16 && !wideRegisterFile ? 0 : opts.vectorWidth;
     // Columns dlc-tile-and-vectorize builds per cache tile (its K tile).
     im2col.fusedColumnsDepth = gemmDepthTile(opts);
     im2col.l2CacheBytes = l2Bytes(opts);
