@@ -8,6 +8,7 @@
 #include "dlc/Compile.h"
 #include "dlc/DType.h"
 #include "Artifact.h"
+#include "X86LoweringFixups.h"
 #include "passes/ConvGemmLayout.h"
 #include "passes/Passes.h"
 
@@ -264,6 +265,7 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, int optLevel) {
   llvm::ModulePassManager mpm = optLevel <= 0 ? pb.buildO0DefaultPipeline(level)
                                               : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
+  dlc::codegen::fixUpX86Lowering(m, tm.getTargetCPU());
 }
 
 /// Keeps the first diagnostic, to report a failed pass pipeline in one line.

@@ -133,7 +133,9 @@ func.func @paired_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<2xf32>) -> tensor
 // input, are unrolled, and so is row 5, past the last whole block of four;
 // rows 1 to 4 are one iteration of an scf.for of step 4 in which each input
 // row's pieces are read once: row r + 1's first piece is the (2, 2) tap of
-// row r and, shifted right, the (0, 0) tap of row r + 2.
+// row r and, shifted right, the (0, 0) tap of row r + 2. The iteration
+// writes a piece column at a time: the four rows' first pieces, then their
+// second ones (its taps die with their column, not with the block).
 // CHECK-LABEL: func.func @wide_rows
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x7x9xf32>)
 // CHECK-NOT: tensor.pad
@@ -156,7 +158,9 @@ func.func @paired_channels(%x: tensor<1x2x3x3xf32>, %w: tensor<2xf32>) -> tensor
 // CHECK: %[[BELOW:.*]] = arith.addi %[[R]], %c1
 // CHECK: %[[NEXT:.*]] = vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c0]
 // CHECK: vector.transfer_write %{{.*}}, %[[P]][%c0, %c0, %[[R]], %c0]
+// CHECK-NOT: vector.transfer_write {{.*}}, %c8]
 // CHECK: vector.transfer_write %{{.*}}[%c0, %c0, %[[BELOW]], %c0]
+// CHECK-NOT: vector.transfer_write {{.*}}, %c8]
 // CHECK-NOT: vector.transfer_read %[[X]][%[[N]], %[[C]], %[[BELOW]], %c0]
 // CHECK: vector.shuffle %[[ZROW]], %[[NEXT]] [7, 8, 9, 10, 11, 12, 13, 14]
 // CHECK: %[[ROW3:.*]] = arith.addi %[[R]], %c3
