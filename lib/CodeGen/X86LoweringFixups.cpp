@@ -28,29 +28,77 @@ bool isNarrowedConstant(llvm::Constant *narrowed, llvm::Constant *full) {
   return true;
 }
 
-/// The lanes of a shuffle of `x` and zeros that x86's lowering makes a
-/// vexpandps/pd: `mask` (over `lanes` lanes, `x` the second operand where
-/// `fromSecond`) takes x[0], x[1], ... into one run of consecutive lanes
-/// and zeros (or nothing) into the others. Returns the run's first lane
-/// and the lanes it covers as bits; nothing where the mask is otherwise.
-std::optional<std::pair<unsigned, uint64_t>> expandRun(llvm::ArrayRef<int> mask, unsigned lanes,
-                                                       bool fromSecond) {
-  std::optional<unsigned> first;
-  uint64_t bits = 0;
-  for (unsigned j = 0; j < lanes; ++j) {
-    int m = mask[j];
-    if (m < 0 || (unsigned(m) >= lanes) != fromSecond)
+/// A shuffle as a window of its operands' concatenation (`low` then `high`,
+/// lanes a vector): lane j takes element j + shift of it where `keep` has
+/// bit j, a zero elsewhere. valignd/valignq computes exactly that.
+struct LaneWindow {
+  llvm::Value *low, *high;
+  unsigned shift;
+  uint64_t keep;
+};
+
+/// `shuffle` as a LaneWindow, where it is one: each lane takes either a
+/// zero (from an operand of zeros) or an element of the other operands'
+/// concatenation at its own position plus one shift; nothing where a lane
+/// breaks that or the window is the identity.
+std::optional<LaneWindow> laneWindow(llvm::ShuffleVectorInst *shuffle) {
+  unsigned lanes = llvm::cast<llvm::FixedVectorType>(shuffle->getType())->getNumElements();
+  // Zeros where defined: InstCombine leaves the lanes a shuffle does not
+  // read poison.
+  auto isZeros = [lanes](llvm::Value *v) {
+    auto *c = llvm::dyn_cast<llvm::Constant>(v);
+    if (!c)
+      return false;
+    for (unsigned i = 0; i < lanes; ++i) {
+      llvm::Constant *lane = c->getAggregateElement(i);
+      if (!lane || !(lane->isNullValue() || llvm::isa<llvm::UndefValue>(lane)))
+        return false;
+    }
+    return true;
+  };
+  llvm::Value *ops[2] = {shuffle->getOperand(0), shuffle->getOperand(1)};
+  bool zeros[2] = {isZeros(ops[0]), isZeros(ops[1])};
+  llvm::ArrayRef<int> mask = shuffle->getShuffleMask();
+  // Both orders of the data operands: operand `first` low.
+  for (unsigned first : {0u, 1u}) {
+    llvm::Value *low = ops[first], *high = ops[1 - first];
+    bool lowZeros = zeros[first], highZeros = zeros[1 - first];
+    std::optional<unsigned> shift;
+    uint64_t keep = 0;
+    bool ok = true;
+    for (unsigned j = 0; j < lanes && ok; ++j) {
+      int m = mask[j];
+      if (m < 0) // any value: let the window's element stand
+        continue;
+      unsigned operand = unsigned(m) / lanes, element = unsigned(m) % lanes;
+      bool fromLow = operand == first;
+      if (fromLow ? lowZeros : highZeros)
+        continue; // a zero: the lane stays out of `keep`
+      // Its place in low ++ high, wrapped where only one operand has data
+      // (a rotation of it: the other may be anything then).
+      unsigned at = fromLow ? element : lanes + element;
+      if (highZeros || lowZeros)
+        at = element + (at < j ? lanes : 0);
+      if (at < j || at - j >= 2 * lanes || (shift && *shift != at - j)) {
+        ok = false;
+        break;
+      }
+      shift = at - j;
+      keep |= uint64_t(1) << j;
+    }
+    if (!ok || !shift || (lowZeros && highZeros))
       continue;
-    unsigned element = unsigned(m) - (fromSecond ? lanes : 0);
-    if (!first)
-      first = j;
-    if (element != j - *first || element != unsigned(llvm::popcount(bits)))
-      return std::nullopt;
-    bits |= uint64_t(1) << j;
+    if (lowZeros || highZeros) {
+      // One data operand: a rotation of it.
+      llvm::Value *data = lowZeros ? high : low;
+      *shift %= lanes;
+      return LaneWindow{data, data, *shift, keep};
+    }
+    if (*shift == 0 || *shift >= lanes)
+      continue; // all of one operand: not a two-operand window
+    return LaneWindow{low, high, *shift, keep};
   }
-  if (!first)
-    return std::nullopt;
-  return std::make_pair(*first, bits);
+  return std::nullopt;
 }
 } // namespace
 
@@ -73,19 +121,23 @@ void restoreClampConstants(llvm::Module &m) {
     }
 }
 
-/// Why (Zen 4, one thread, each conv compiled alone): a vexpandps took
-/// every shifted row of MobileNetV2's depthwise taps where the pad's zero
-/// comes in, and one more (a vexpandpd) zeroed each 14-wide row's tail.
-/// The 384-channel 14x14 conv ran 21.7 us with them and 18.2 with these
-/// rotations (16.7 with restoreClampConstants too); a build whose
-/// vexpandps read the rows' masked loads directly took 34.7. The 192-,
-/// 144- and 32-channel convs over 28x28, 56x56 and 112x112: 44.7 -> 37,
-/// 112 -> 109 and 92 -> 89 us. A vpermt2ps with a zero register instead
-/// of each vexpandps needs an index register and only matched them. The
-/// mask is a load because with a constant mask the select and rotation
-/// fold back into the expand, and the optimization pipeline would fold
-/// that load: this runs after it.
-void avoidExpandShuffles(llvm::Module &m, llvm::StringRef cpu) {
+/// Why (Zen 4): beside 8 independent zmm FMAs a loop step (a C loop of
+/// inline asm, the FMAs alone 8 cycles) took 2.7 cycles more for 4
+/// vpermt2ps and 5.5 for 4 vexpandps, none for 4 valignd, vshufps,
+/// vpermps, vpermq or vunpcklps: only the two-source permutes and the
+/// expands share the FMAs' pipes. x86's lowering made every shifted tap
+/// row a vpermt2ps (the pieces beside it) or a vexpandps (the pad's zero
+/// coming in), and each 14-wide row's zero tail a vexpandpd. MobileNetV2's
+/// depthwise convs compiled alone, one thread: 384 channels over 14x14
+/// 21.7 -> 15.9 us (with restoreClampConstants), 192 over 28x28 44.7 ->
+/// 35.7, 144 over 56x56 112 -> 94, 32 over 112x112 92 -> 72; a build whose
+/// vexpandps read the rows' masked loads directly had taken 34.7 us for
+/// the first. A vpermt2ps against a zero register in place of each expand
+/// needs an index register and only matched the expands. The mask is a
+/// load because with a constant one the select and the window fold back
+/// into the shuffle, and the optimization pipeline would fold that load:
+/// this runs after it.
+void rotateShufflesForZen(llvm::Module &m, llvm::StringRef cpu) {
   if (!cpu.starts_with("znver"))
     return;
   llvm::SmallVector<llvm::ShuffleVectorInst *> shuffles;
@@ -96,19 +148,6 @@ void avoidExpandShuffles(llvm::Module &m, llvm::StringRef cpu) {
       if (auto *shuffle = llvm::dyn_cast<llvm::ShuffleVectorInst>(&inst))
         shuffles.push_back(shuffle);
   }
-  // Zeros where defined: InstCombine leaves the lanes a shuffle does not
-  // read poison.
-  auto isZeros = [](llvm::Value *v, unsigned lanes) {
-    auto *c = llvm::dyn_cast<llvm::Constant>(v);
-    if (!c)
-      return false;
-    for (unsigned i = 0; i < lanes; ++i) {
-      llvm::Constant *lane = c->getAggregateElement(i);
-      if (!lane || !(lane->isNullValue() || llvm::isa<llvm::UndefValue>(lane)))
-        return false;
-    }
-    return true;
-  };
   std::map<std::pair<unsigned, uint64_t>, llvm::GlobalVariable *> masks;
   for (llvm::ShuffleVectorInst *shuffle : shuffles) {
     auto *type = llvm::dyn_cast<llvm::FixedVectorType>(shuffle->getType());
@@ -118,39 +157,32 @@ void avoidExpandShuffles(llvm::Module &m, llvm::StringRef cpu) {
     unsigned elemBits = type->getScalarSizeInBits();
     if ((bits != 512 && bits != 256) || (elemBits != 32 && elemBits != 64))
       continue;
-    llvm::ArrayRef<int> mask = shuffle->getShuffleMask();
-    std::optional<std::pair<unsigned, uint64_t>> run;
-    llvm::Value *x = nullptr;
-    if (isZeros(shuffle->getOperand(0), lanes) && (run = expandRun(mask, lanes, true)))
-      x = shuffle->getOperand(1);
-    else if (isZeros(shuffle->getOperand(1), lanes) && (run = expandRun(mask, lanes, false)))
-      x = shuffle->getOperand(0);
-    if (!x)
+    std::optional<LaneWindow> window = laneWindow(shuffle);
+    if (!window || (window->low == window->high && window->shift == 0 &&
+                    window->keep == (uint64_t(1) << lanes) - 1))
       continue;
-    auto [first, laneBits] = *run;
-    llvm::GlobalVariable *&global = masks[{lanes, laneBits}];
+    llvm::GlobalVariable *&global = masks[{lanes, window->keep}];
     llvm::IRBuilder<> b(shuffle);
     llvm::Type *maskInt = b.getIntNTy(std::max(lanes, 8u));
-    if (!global) {
+    if (!global)
       global = new llvm::GlobalVariable(m, maskInt, /*isConstant=*/true,
                                         llvm::GlobalValue::InternalLinkage,
-                                        llvm::ConstantInt::get(maskInt, laneBits),
+                                        llvm::ConstantInt::get(maskInt, window->keep),
                                         "dlc_lane_mask");
-    }
-    llvm::Value *maskBits = b.CreateLoad(maskInt, global);
     llvm::Value *laneMask = b.CreateBitCast(
-        maskBits, llvm::FixedVectorType::get(b.getInt1Ty(), std::max(lanes, 8u)));
+        b.CreateLoad(maskInt, global),
+        llvm::FixedVectorType::get(b.getInt1Ty(), std::max(lanes, 8u)));
     if (lanes < 8)
       laneMask = b.CreateShuffleVector(laneMask, llvm::ArrayRef<int>{0, 1, 2, 3});
     auto *intType = llvm::FixedVectorType::get(b.getIntNTy(elemBits), lanes);
-    llvm::Value *xi = b.CreateBitCast(x, intType);
-    if (first) {
-      llvm::SmallVector<int> rotate;
-      for (unsigned j = 0; j < lanes; ++j)
-        rotate.push_back(int((j + lanes - first) % lanes));
-      xi = b.CreateShuffleVector(xi, rotate);
-    }
-    llvm::Value *picked = b.CreateSelect(laneMask, xi, llvm::Constant::getNullValue(intType));
+    llvm::Value *low = b.CreateBitCast(window->low, intType);
+    llvm::Value *high = b.CreateBitCast(window->high, intType);
+    llvm::SmallVector<int> concat;
+    for (unsigned j = 0; j < lanes; ++j)
+      concat.push_back(int(j + window->shift));
+    llvm::Value *moved =
+        window->shift == 0 ? low : b.CreateShuffleVector(low, high, concat);
+    llvm::Value *picked = b.CreateSelect(laneMask, moved, llvm::Constant::getNullValue(intType));
     shuffle->replaceAllUsesWith(b.CreateBitCast(picked, type));
     shuffle->eraseFromParent();
   }
@@ -158,6 +190,6 @@ void avoidExpandShuffles(llvm::Module &m, llvm::StringRef cpu) {
 
 void fixUpX86Lowering(llvm::Module &m, llvm::StringRef cpu) {
   restoreClampConstants(m);
-  avoidExpandShuffles(m, cpu);
+  rotateShufflesForZen(m, cpu);
 }
 } // namespace dlc::codegen

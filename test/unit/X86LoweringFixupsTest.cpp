@@ -87,7 +87,9 @@ attributes #0 = { "target-features"="+avx512f,+avx512vl" }
 )";
 
 // A tap's row shifted one lane right, the pad's zero coming in at lane 0
-// and (past a 14-wide row) at lane 15; and a row's zero tail.
+// and (past a 14-wide row) at lane 15; a row's zero tail; a shift between
+// two pieces of a row and one left with zeros coming in; and two vectors'
+// even lanes (no window). The constant ones fold to values to check.
 const char *kShifts = R"(
 define <16 x float> @shift(<16 x float> %x) #0 {
   %r = shufflevector <16 x float> %x, <16 x float> <float 0.0, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison, float poison>, <16 x i32> <i32 16, i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 16>
@@ -100,6 +102,26 @@ define <16 x float> @tail(<16 x float> %x) #0 {
 define <8 x float> @shift8(<8 x float> %x) #0 {
   %r = shufflevector <8 x float> zeroinitializer, <8 x float> %x, <8 x i32> <i32 0, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14>
   ret <8 x float> %r
+}
+define <16 x float> @between_pieces(<16 x float> %prev, <16 x float> %cur) #0 {
+  %r = shufflevector <16 x float> %prev, <16 x float> %cur, <16 x i32> <i32 15, i32 16, i32 17, i32 18, i32 19, i32 20, i32 21, i32 22, i32 23, i32 24, i32 25, i32 26, i32 27, i32 28, i32 29, i32 30>
+  ret <16 x float> %r
+}
+define <16 x float> @left_with_zeros(<16 x float> %x) #0 {
+  %r = shufflevector <16 x float> %x, <16 x float> zeroinitializer, <16 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 16, i32 16, i32 16>
+  ret <16 x float> %r
+}
+define <16 x float> @evens(<16 x float> %a, <16 x float> %b) #0 {
+  %r = shufflevector <16 x float> %a, <16 x float> %b, <16 x i32> <i32 0, i32 2, i32 4, i32 6, i32 8, i32 10, i32 12, i32 14, i32 16, i32 18, i32 20, i32 22, i32 24, i32 26, i32 28, i32 30>
+  ret <16 x float> %r
+}
+define <16 x float> @between_constants() #0 {
+  %r = shufflevector <16 x float> <float 1.0, float 2.0, float 3.0, float 4.0, float 5.0, float 6.0, float 7.0, float 8.0, float 9.0, float 10.0, float 11.0, float 12.0, float 13.0, float 14.0, float 15.0, float 16.0>, <16 x float> <float 17.0, float 18.0, float 19.0, float 20.0, float 21.0, float 22.0, float 23.0, float 24.0, float 25.0, float 26.0, float 27.0, float 28.0, float 29.0, float 30.0, float 31.0, float 32.0>, <16 x i32> <i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15, i32 16, i32 17, i32 18>
+  ret <16 x float> %r
+}
+define <16 x float> @left_of_constant() #0 {
+  %r = shufflevector <16 x float> <float 1.0, float 2.0, float 3.0, float 4.0, float 5.0, float 6.0, float 7.0, float 8.0, float 9.0, float 10.0, float 11.0, float 12.0, float 13.0, float 14.0, float 15.0, float 16.0>, <16 x float> zeroinitializer, <16 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 16, i32 16, i32 16>
+  ret <16 x float> %r
 }
 define <16 x float> @shift_of_constant() #0 {
   %r = shufflevector <16 x float> <float 1.0, float 2.0, float 3.0, float 4.0, float 5.0, float 6.0, float 7.0, float 8.0, float 9.0, float 10.0, float 11.0, float 12.0, float 13.0, float 14.0, float 15.0, float 16.0>, <16 x float> zeroinitializer, <16 x i32> <i32 16, i32 16, i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 16, i32 16>
@@ -123,39 +145,61 @@ TEST(X86LoweringFixups, ClampTakesTheComparedConstantBack) {
   EXPECT_EQ(after.find("vcmpltps"), std::string::npos) << after;
 }
 
-TEST(X86LoweringFixups, ZenShiftsAreRotationsNotExpands) {
+/// The number of times `what` occurs in `text`.
+int count(const std::string &text, const std::string &what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(X86LoweringFixups, ZenShiftsAreRotationsNotExpandsOrPermutes) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse(ctx, kShifts);
-  EXPECT_NE(assemble(*parse(ctx, kShifts), "znver4").find("vexpandps"), std::string::npos);
-  dlc::codegen::avoidExpandShuffles(*m, "znver4");
+  std::string before = assemble(*parse(ctx, kShifts), "znver4");
+  EXPECT_NE(before.find("vexpandps"), std::string::npos) << before;
+  EXPECT_GE(count(before, "vpermt2ps") + count(before, "vpermi2ps"), 3) << before;
+  dlc::codegen::rotateShufflesForZen(*m, "znver4");
   EXPECT_FALSE(llvm::verifyModule(*m, &llvm::errs()));
-  std::string text = assemble(*m, "znver4");
-  EXPECT_EQ(text.find("vexpand"), std::string::npos) << text;
-  EXPECT_NE(text.find("valignd"), std::string::npos) << text;
+  std::string after = assemble(*m, "znver4");
+  EXPECT_EQ(after.find("vexpand"), std::string::npos) << after;
+  // The even lanes of two vectors are no window: they keep their permute.
+  EXPECT_EQ(count(after, "vpermt2ps") + count(after, "vpermi2ps"), 1) << after;
+  // shift, shift8, between_pieces and left_with_zeros (tail is a zeroing
+  // move; the constants' shuffles fold).
+  EXPECT_EQ(count(after, "valignd"), 4) << after;
 }
 
 TEST(X86LoweringFixups, RotationsKeepTheShufflesValues) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse(ctx, kShifts);
-  dlc::codegen::avoidExpandShuffles(*m, "znver4");
-  EXPECT_EQ(m->getFunction("shift_of_constant")->front().front().getOpcode(),
-            llvm::Instruction::Load);
+  dlc::codegen::rotateShufflesForZen(*m, "znver4");
+  for (const char *name : {"shift_of_constant", "between_constants", "left_of_constant"})
+    EXPECT_EQ(m->getFunction(name)->front().front().getOpcode(), llvm::Instruction::Load) << name;
   fold(*m);
-  llvm::Constant *got = returned(*m, "shift_of_constant");
-  ASSERT_TRUE(got);
-  float want[16] = {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0};
-  for (unsigned i = 0; i < 16; ++i) {
-    auto *lane = llvm::dyn_cast_or_null<llvm::ConstantFP>(got->getAggregateElement(i));
-    ASSERT_TRUE(lane) << "lane " << i;
-    EXPECT_EQ(lane->getValueAPF().convertToFloat(), want[i]) << "lane " << i;
+  struct Case {
+    const char *name;
+    float want[16];
+  };
+  for (const Case &c : {Case{"shift_of_constant", {0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0}},
+                        Case{"between_constants",
+                             {4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}},
+                        Case{"left_of_constant", {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 0, 0}}}) {
+    llvm::Constant *got = returned(*m, c.name);
+    ASSERT_TRUE(got) << c.name;
+    for (unsigned i = 0; i < 16; ++i) {
+      auto *lane = llvm::dyn_cast_or_null<llvm::ConstantFP>(got->getAggregateElement(i));
+      ASSERT_TRUE(lane) << c.name << " lane " << i;
+      EXPECT_EQ(lane->getValueAPF().convertToFloat(), c.want[i]) << c.name << " lane " << i;
+    }
   }
 }
 
 TEST(X86LoweringFixups, OtherCpusKeepTheirShuffles) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse(ctx, kShifts);
-  dlc::codegen::avoidExpandShuffles(*m, "skylake-avx512");
-  for (const char *name : {"shift", "tail", "shift8"})
+  dlc::codegen::rotateShufflesForZen(*m, "skylake-avx512");
+  for (const char *name : {"shift", "tail", "shift8", "between_pieces", "left_with_zeros"})
     EXPECT_TRUE(llvm::isa<llvm::ShuffleVectorInst>(m->getFunction(name)->front().front())) << name;
 }
 } // namespace
