@@ -68,17 +68,17 @@ std::optional<LaneWindow> laneWindow(llvm::ShuffleVectorInst *shuffle) {
     bool ok = true;
     for (unsigned j = 0; j < lanes && ok; ++j) {
       int m = mask[j];
-      if (m < 0) // any value: let the window's element stand
+      if (m < 0) // any value: left out of `keep`, a zero
         continue;
       unsigned operand = unsigned(m) / lanes, element = unsigned(m) % lanes;
       bool fromLow = operand == first;
       if (fromLow ? lowZeros : highZeros)
         continue; // a zero: the lane stays out of `keep`
-      // Its place in low ++ high, wrapped where only one operand has data
-      // (a rotation of it: the other may be anything then).
-      unsigned at = fromLow ? element : lanes + element;
-      if (highZeros || lowZeros)
-        at = element + (at < j ? lanes : 0);
+      // Its place in low ++ high; where only one operand has data, in that
+      // operand twice over (a rotation of it).
+      unsigned at = lowZeros || highZeros ? element + (element < j ? lanes : 0)
+                    : fromLow           ? element
+                                        : lanes + element;
       if (at < j || at - j >= 2 * lanes || (shift && *shift != at - j)) {
         ok = false;
         break;
