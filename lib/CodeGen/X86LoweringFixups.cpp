@@ -128,11 +128,11 @@ void restoreClampConstants(llvm::Module &m) {
 /// expands share the FMAs' pipes. x86's lowering made every shifted tap
 /// row a vpermt2ps (the pieces beside it) or a vexpandps (the pad's zero
 /// coming in), and each 14-wide row's zero tail a vexpandpd. MobileNetV2's
-/// depthwise convs compiled alone, one thread: 384 channels over 14x14
-/// 21.7 -> 15.9 us (with restoreClampConstants), 192 over 28x28 44.7 ->
-/// 35.7, 144 over 56x56 112 -> 94, 32 over 112x112 92 -> 72; a build whose
-/// vexpandps read the rows' masked loads directly had taken 34.7 us for
-/// the first. A vpermt2ps against a zero register in place of each expand
+/// depthwise convs compiled alone, one thread, with restoreClampConstants
+/// (session 57's first compiler against its last): 384 channels over
+/// 14x14 22.0 -> 15.8 us, 192 over 28x28 47.2 -> 35.6, 144 over 56x56
+/// 119.6 -> 90.3, 32 over 112x112 95.7 -> 72.5; a build whose vexpandps
+/// read the rows' masked loads directly had taken 34.7 us for the first. A vpermt2ps against a zero register in place of each expand
 /// needs an index register and only matched the expands. The mask is a
 /// load because with a constant one the select and the window fold back
 /// into the shuffle, and the optimization pipeline would fold that load:
