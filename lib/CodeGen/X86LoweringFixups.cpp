@@ -132,11 +132,13 @@ void restoreClampConstants(llvm::Module &m) {
 /// (session 57's first compiler against its last): 384 channels over
 /// 14x14 22.0 -> 15.8 us, 192 over 28x28 47.2 -> 35.6, 144 over 56x56
 /// 119.6 -> 90.3, 32 over 112x112 95.7 -> 72.5; a build whose vexpandps
-/// read the rows' masked loads directly had taken 34.7 us for the first. A vpermt2ps against a zero register in place of each expand
-/// needs an index register and only matched the expands. The mask is a
-/// load because with a constant one the select and the window fold back
-/// into the shuffle, and the optimization pipeline would fold that load:
-/// this runs after it.
+/// read the rows' masked loads directly had taken 34.7 us for the first.
+/// A vpermt2ps against a zero register in place of each expand needs an
+/// index register and only matched the expands; a stride-2 tap's even or
+/// odd lanes as a vshufps and a qword permute (no window) ran its conv
+/// slower (84 -> 89 us). The mask is a load because with a constant one
+/// the select and the window fold back into the shuffle, and the
+/// optimization pipeline would fold that load: this runs after it.
 void rotateShufflesForZen(llvm::Module &m, llvm::StringRef cpu) {
   if (!cpu.starts_with("znver"))
     return;
