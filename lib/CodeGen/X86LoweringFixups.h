@@ -23,14 +23,14 @@ namespace dlc::codegen {
 void restoreClampConstants(llvm::Module &m);
 
 /// On AMD's Zen 4 and 5 (`cpu` "znver*"), in functions with AVX-512: every
-/// shuffle that is a window of its operands' concatenation, zeros in some
-/// lanes (a depthwise tap's row shifted a lane, from the pieces beside it
-/// or with the pad's zero coming in; a 14-wide row's zero tail), becomes
-/// that window in the integer domain selected against zeros by a lane mask
-/// loaded from a constant, which x86 selects as one valignd/valignq (or a
-/// move) with a zeroing mask. As shuffles they became vpermt2ps and
-/// vexpandps, which on these cores take the FMA pipes' time (valignd does
-/// not; the measurements are in the .cpp).
+/// 512-bit shuffle that is a window of its operands' concatenation, zeros
+/// in some lanes (a depthwise tap's row shifted a lane, from the pieces
+/// beside it or with the pad's zero coming in; a 14-wide row's zero tail),
+/// becomes that window in the integer domain selected against zeros by a
+/// lane mask loaded from a constant, which x86 selects as one
+/// valignd/valignq (or a move) with a zeroing mask. As shuffles they
+/// became vpermt2ps and vexpandps, which on these cores take the FMA
+/// pipes' time (valignd does not; the measurements are in the .cpp).
 void rotateShufflesForZen(llvm::Module &m, llvm::StringRef cpu);
 
 /// Both of the above, for a module compiled for `cpu`.
