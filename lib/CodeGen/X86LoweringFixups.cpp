@@ -166,19 +166,18 @@ void rotateShufflesForZen(llvm::Module &m, llvm::StringRef cpu) {
     if (!window || (window->low == window->high && window->shift == 0 &&
                     window->keep == (uint64_t(1) << lanes) - 1))
       continue;
+    // 512 bits are 16 or 8 lanes: the mask is an i16 or i8 (a k register,
+    // which the back end loads once in the function's prologue).
     llvm::GlobalVariable *&global = masks[{lanes, window->keep}];
     llvm::IRBuilder<> b(shuffle);
-    llvm::Type *maskInt = b.getIntNTy(std::max(lanes, 8u));
+    llvm::Type *maskInt = b.getIntNTy(lanes);
     if (!global)
       global = new llvm::GlobalVariable(m, maskInt, /*isConstant=*/true,
                                         llvm::GlobalValue::InternalLinkage,
                                         llvm::ConstantInt::get(maskInt, window->keep),
                                         "dlc_lane_mask");
-    llvm::Value *laneMask = b.CreateBitCast(
-        b.CreateLoad(maskInt, global),
-        llvm::FixedVectorType::get(b.getInt1Ty(), std::max(lanes, 8u)));
-    if (lanes < 8)
-      laneMask = b.CreateShuffleVector(laneMask, llvm::ArrayRef<int>{0, 1, 2, 3});
+    llvm::Value *laneMask = b.CreateBitCast(b.CreateLoad(maskInt, global),
+                                            llvm::FixedVectorType::get(b.getInt1Ty(), lanes));
     auto *intType = llvm::FixedVectorType::get(b.getIntNTy(elemBits), lanes);
     llvm::Value *low = b.CreateBitCast(window->low, intType);
     llvm::Value *high = b.CreateBitCast(window->high, intType);

@@ -123,6 +123,10 @@ define <16 x float> @left_of_constant() #0 {
   %r = shufflevector <16 x float> <float 1.0, float 2.0, float 3.0, float 4.0, float 5.0, float 6.0, float 7.0, float 8.0, float 9.0, float 10.0, float 11.0, float 12.0, float 13.0, float 14.0, float 15.0, float 16.0>, <16 x float> zeroinitializer, <16 x i32> <i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 16, i32 16, i32 16>
   ret <16 x float> %r
 }
+define <8 x double> @doubles_of_constant() #0 {
+  %r = shufflevector <8 x double> <double 1.0, double 2.0, double 3.0, double 4.0, double 5.0, double 6.0, double 7.0, double 8.0>, <8 x double> zeroinitializer, <8 x i32> <i32 8, i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6>
+  ret <8 x double> %r
+}
 define <16 x float> @shift_of_constant() #0 {
   %r = shufflevector <16 x float> <float 1.0, float 2.0, float 3.0, float 4.0, float 5.0, float 6.0, float 7.0, float 8.0, float 9.0, float 10.0, float 11.0, float 12.0, float 13.0, float 14.0, float 15.0, float 16.0>, <16 x float> zeroinitializer, <16 x i32> <i32 16, i32 16, i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 16, i32 16>
   ret <16 x float> %r
@@ -176,7 +180,8 @@ TEST(X86LoweringFixups, RotationsKeepTheShufflesValues) {
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> m = parse(ctx, kShifts);
   dlc::codegen::rotateShufflesForZen(*m, "znver4");
-  for (const char *name : {"shift_of_constant", "between_constants", "left_of_constant"})
+  for (const char *name :
+       {"shift_of_constant", "between_constants", "left_of_constant", "doubles_of_constant"})
     EXPECT_EQ(m->getFunction(name)->front().front().getOpcode(), llvm::Instruction::Load) << name;
   fold(*m);
   struct Case {
@@ -194,6 +199,14 @@ TEST(X86LoweringFixups, RotationsKeepTheShufflesValues) {
       ASSERT_TRUE(lane) << c.name << " lane " << i;
       EXPECT_EQ(lane->getValueAPF().convertToFloat(), c.want[i]) << c.name << " lane " << i;
     }
+  }
+  // Eight doubles: the mask is an i8.
+  llvm::Constant *doubles = returned(*m, "doubles_of_constant");
+  ASSERT_TRUE(doubles);
+  for (unsigned i = 0; i < 8; ++i) {
+    auto *lane = llvm::dyn_cast_or_null<llvm::ConstantFP>(doubles->getAggregateElement(i));
+    ASSERT_TRUE(lane) << "double lane " << i;
+    EXPECT_EQ(lane->getValueAPF().convertToDouble(), double(i)) << "double lane " << i;
   }
 }
 
