@@ -408,7 +408,10 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
       `column-steps` steps on; where the k loop has at most twice that
       many steps (a 1x1 conv of 16 or 32 channels, whose rows the
       prefetch would mostly run past), the same row `column-tiles-ahead`
-      column tiles further along instead. Packed column tiles (a line a
+      column tiles further along instead; where the k loop has at most
+      `next-tile-max-steps` steps and the loop around it steps over column
+      tiles (moves the read's column index), the same row one tile further
+      along, the line that step reads next. Packed column tiles (a line a
       step or less) stream in order and are left alone.
     And (`epilogue-tiles`) the reads after the k loop, the epilogue's (a
     residual tile, a line per row), get one prefetch per line before the
@@ -439,7 +442,16 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     chunk's offset plus the induction
     variable had gone without (session 40, Sapphire Rapids, one thread,
     per-call pairs): with them a 2048^3 matmul went from 0.67 to 0.88 of
-    OpenBLAS and ResNet-50 ran 3% faster.
+    OpenBLAS and ResNet-50 ran 3% faster. The next tile (session 58, Zen
+    4, one thread, convs alone, tenth percentile of 400 calls): k steps
+    ahead left each tile's first 16 rows to the tile's own reads, which
+    waited on L2 (perf: the FMAs after each column load took 12% of the
+    samples); MobileNetV2's 96 -> 24 channel 1x1 conv at 56x56 (tiles of
+    16 pixels inside 3-panel cache tiles) went 147.5 -> 133.5 us, its 144
+    -> 24 one 211 -> 208, 144 -> 32 at 28x28 65.0 -> 64.5; 192 -> 32
+    (192 steps) ran 85.2 -> 86.4, hence the 160-step bound. Whole models,
+    paired rounds: MobileNetV2 0.984 (an identical copy 0.994), ResNet-18
+    0.988 (1.002), ResNet-50 0.995 (0.999).
 
     And (`next-panel`) a weight panel read a cache line or more a k step
     (a transposed tile's 32 filters), larger than `distance-bytes`, that
@@ -466,6 +478,8 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
            "how many k steps ahead a strided column read is prefetched (0: none)">,
     Option<"columnTilesAhead", "column-tiles-ahead", "int64_t", /*default=*/"2",
            "how many column tiles ahead a short k loop's strided column read is prefetched (0: k steps ahead as the others)">,
+    Option<"nextTileMaxSteps", "next-tile-max-steps", "int64_t", /*default=*/"160",
+           "k loops of at most this many steps, inside a loop over column tiles, prefetch a strided column read's next tile instead of k steps ahead (0: never)">,
     Option<"epilogueTiles", "epilogue-tiles", "bool", /*default=*/"true",
            "prefetch the epilogue's reads (a residual tile) before the k loop">,
     Option<"nextPanel", "next-panel", "bool", /*default=*/"true",

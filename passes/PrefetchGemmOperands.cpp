@@ -9,7 +9,9 @@
 //   each k step is another cache line, another page every few steps, and
 //   more lines than L1's sets hold at that stride. A prefetch some steps
 //   ahead has the line in L1 when the step comes; where the k loop is
-//   short (16 or 32 channels), the same row of a column tile further on.
+//   short (16 or 32 channels), the same row of a column tile further on,
+//   and where it is at most 160 channels inside a loop over column tiles,
+//   the same row of the next tile (steps ahead miss each tile's first).
 // - the next weight panel, where tiles of rows of pixels re-read a panel
 //   one after another (a transposed tile's 32 filters): the prefetch a few
 //   KB ahead reaches it only at the end of each re-read. The last row's
@@ -225,12 +227,19 @@ struct PrefetchGemmOperandsPass
       std::optional<int64_t> trips =
           constantTripCount(loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
       int64_t innerSize = read.getVectorType().getShape().back();
-      if (!weight && trips && *trips <= 2 * ahead && columnTilesAhead > 0 &&
-          at != indices.end() - 1 && read.getPermutationMap().isMinorIdentity()) {
+      bool alongRows = !weight && trips && at != indices.end() - 1 &&
+                       read.getPermutationMap().isMinorIdentity();
+      if (alongRows && *trips <= 2 * ahead && columnTilesAhead > 0) {
         // A short k loop (a 1x1 conv of 16 or 32 channels): half or more
         // of the steps ahead would lie past the tile's rows. The same row of the
         // column tile `columnTilesAhead` further along is next instead.
         indices.back() = moved(indices.back(), columnTilesAhead * innerSize);
+      } else if (alongRows && *trips <= nextTileMaxSteps &&
+                 stepsOverColumnTiles(loop, indices.back())) {
+        // The loop around this one reads the next column tile, the same
+        // rows a tile further along: its lines are what this step's are
+        // next. Steps ahead miss each tile's first `columnSteps` rows.
+        indices.back() = moved(indices.back(), innerSize);
       } else {
         *at = moved(*at, ahead);
       }
@@ -290,6 +299,13 @@ struct PrefetchGemmOperandsPass
     indices.front() = panel;
     b.create<memref::PrefetchOp>(loc, read.getSource(), indices, /*isWrite=*/false,
                                  /*localityHint=*/3, /*isDataCache=*/true);
+  }
+
+  /// Whether the loop right around the k loop `loop` is an scf.for that
+  /// moves `column` (a read's column index): it steps over column tiles.
+  static bool stepsOverColumnTiles(scf::ForOp loop, Value column) {
+    auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
+    return tiles && !tiles.isDefinedOutsideOfLoop(column);
   }
 
   /// The loop around a k loop that steps over rows of pixels: its

@@ -1,6 +1,7 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands | FileCheck %s
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='distance-bytes=0 column-steps=0 epilogue-tiles=false next-panel=false' | FileCheck %s --check-prefix=OFF
 // RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='column-tiles-ahead=0' | FileCheck %s --check-prefix=KSTEPS
+// RUN: %dlc-opt %s --split-input-file --dlc-prefetch-gemm-operands='next-tile-max-steps=0' | FileCheck %s --check-prefix=NOTILE
 
 // A register tile's k loop over a packed filter panel (a global, 6 floats
 // = 24 bytes a k step): the panel's read gets a prefetch 4096 bytes on,
@@ -173,6 +174,58 @@ func.func @thirty_two_k_columns(%act: memref<32x12544xf32>, %px: index, %w: memr
     scf.yield %c : vector<6x16xf32>
   }
   vector.transfer_write %r, %out[%c0, %c0] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x16xf32>
+  return
+}
+
+// -----
+
+// A 96-step k loop inside a loop over column tiles (a 1x1 conv's 96
+// channels, 16 pixels a tile): the line each step reads next is the same
+// row's in the next tile (16 floats on), which the outer loop reads next;
+// 16 steps ahead would miss each tile's first 16 rows. The same loop over
+// 256 channels (more than next-tile-max-steps) keeps k steps, and so does
+// next-tile-max-steps=0.
+// CHECK-LABEL: func.func @next_column_tile
+// CHECK-SAME: (%[[ACT:[^:]*]]: memref<256x3136xf32>
+// CHECK: scf.for %[[T:.*]] = %c0 to %c3136 step %c16
+// CHECK: scf.for %[[K:.*]] = %c0 to %c96 step %c1 iter_args
+// CHECK: %[[NEXT:.*]] = arith.addi %[[T]], %c16
+// CHECK-NEXT: memref.prefetch %[[ACT]][%[[K]], %[[NEXT]]], read, locality<3>, data
+// CHECK-NEXT: vector.transfer_read %[[ACT]][%[[K]], %[[T]]]
+// CHECK: scf.for %[[T2:.*]] = %c0 to %c3136 step %c16
+// CHECK: scf.for %[[K2:.*]] = %c0 to %c256 step %c1 iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[K2]], %c16
+// CHECK-NEXT: memref.prefetch %[[ACT]][%[[AHEAD]], %[[T2]]], read, locality<3>, data
+// NOTILE-LABEL: func.func @next_column_tile
+// NOTILE: %[[AHEAD:.*]] = arith.addi %{{.*}}, %c16
+// NOTILE-NEXT: memref.prefetch %{{.*}}[%[[AHEAD]], %{{.*}}], read
+func.func @next_column_tile(%act: memref<256x3136xf32>, %w: memref<256x6xf32>, %out: memref<6x3136xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c96 = arith.constant 96 : index
+  %c256 = arith.constant 256 : index
+  %c3136 = arith.constant 3136 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<6x16xf32>
+  scf.for %t = %c0 to %c3136 step %c16 {
+    %r = scf.for %k = %c0 to %c96 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+      %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<256x6xf32>, vector<1x6xf32>
+      %y = vector.transfer_read %act[%k, %t], %z {in_bounds = [true, true]} : memref<256x3136xf32>, vector<1x16xf32>
+      %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+      scf.yield %c : vector<6x16xf32>
+    }
+    vector.transfer_write %r, %out[%c0, %t] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x3136xf32>
+  }
+  scf.for %t = %c0 to %c3136 step %c16 {
+    %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<6x16xf32>) {
+      %x = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<256x6xf32>, vector<1x6xf32>
+      %y = vector.transfer_read %act[%k, %t], %z {in_bounds = [true, true]} : memref<256x3136xf32>, vector<1x16xf32>
+      %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x6xf32>, vector<1x16xf32> into vector<6x16xf32>
+      scf.yield %c : vector<6x16xf32>
+    }
+    vector.transfer_write %r, %out[%c0, %t] {in_bounds = [true, true]} : vector<6x16xf32>, memref<6x3136xf32>
+  }
   return
 }
 
