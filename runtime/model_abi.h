@@ -95,6 +95,13 @@ typedef struct dlc_model_meta {
    * tensors above keep the batch); the runtime calls it batch_runs times,
    * each input and output advanced by 1/batch_runs of its bytes. */
   int64_t batch_runs;
+  /* With batch_runs > 1, non-NULL where the model ends in ops on the whole
+   * batch (a classifier, whose weights an image at a time would read once
+   * per image): each image's run writes its share of a tail_input_bytes
+   * buffer instead of the output, and tail_entry(args = that buffer, the
+   * outputs, the arena, the pool) then computes the outputs once. */
+  void (*tail_entry)(void **args);
+  int64_t tail_input_bytes;
 } dlc_model_meta;
 
 extern DLC_HIDDEN const dlc_model_meta dlc_meta;

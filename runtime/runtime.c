@@ -367,15 +367,27 @@ static int check_overlap(dlc_model *m) {
   return DLC_OK;
 }
 
+/* A model with a batch tail (dlc_meta.tail_entry): the batch of per-image
+ * results the tail reads, at the end of the model's arena (the compiler
+ * sized the arena for the larger entry's plan plus this, 64-byte
+ * aligned), where no image's run and not the tail's own plan reach. */
+static char *tail_input(const dlc_model *m) {
+  return (char *)m->arena + dlc_meta.arena_bytes - (dlc_meta.tail_input_bytes + 63) / 64 * 64;
+}
+
 /* One image of a batch-separable model: the entry on `args` (a copy of
- * the model's), its input and output pointers advanced to image r. */
+ * the model's), its input and output pointers advanced to image r (with a
+ * batch tail, its one output is image r's share of the tail's input). */
 static void run_image(dlc_model *m, void **args, int64_t r) {
   int ni = dlc_meta.num_inputs, no = dlc_meta.num_outputs, np = num_params();
   int64_t runs = dlc_meta.batch_runs;
   for (int i = 0; i < ni; ++i)
     args[i] = (char *)m->args[i] + r * (dlc_meta.inputs[i].bytes / runs);
-  for (int o = 0; o < no; ++o)
-    args[ni + np + o] = (char *)m->args[ni + np + o] + r * (dlc_meta.outputs[o].bytes / runs);
+  if (dlc_meta.tail_entry)
+    args[ni + np] = tail_input(m) + r * (dlc_meta.tail_input_bytes / runs);
+  else
+    for (int o = 0; o < no; ++o)
+      args[ni + np + o] = (char *)m->args[ni + np + o] + r * (dlc_meta.outputs[o].bytes / runs);
   dlc_meta.entry(args);
 }
 
@@ -454,6 +466,15 @@ static void run_per_image(dlc_model *m) {
     run_image(m, args, r);
 }
 
+/* The batch tail, once the images are done: on the batch of their results,
+ * into the outputs, on the model's arena and with all the pool's threads. */
+static void run_tail(dlc_model *m) {
+  int ni = dlc_meta.num_inputs, np = num_params();
+  size_t nargs = num_args();
+  void *args[4] = {tail_input(m), m->args[ni + np], m->args[nargs - 2], &m->pool};
+  dlc_meta.tail_entry(args);
+}
+
 DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
                     dlc_tensor *outputs, size_t num_outputs) {
   if (!m)
@@ -478,9 +499,11 @@ DLC_API int dlc_run(dlc_model *m, const dlc_tensor *inputs, size_t num_inputs,
     m->args[dlc_meta.num_inputs + i] = slot(m, m->current, i);
   unsigned fp_state = dlc_flush_denormals();
   flip_sweeps(m);
-  if (dlc_meta.batch_runs > 1)
+  if (dlc_meta.batch_runs > 1) {
     run_per_image(m);
-  else
+    if (dlc_meta.tail_entry)
+      run_tail(m);
+  } else
     dlc_meta.entry(m->args);
   dlc_restore_denormals(fp_state);
   m->error[0] = 0;

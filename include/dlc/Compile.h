@@ -4,6 +4,8 @@
 
 #include "dlc/Import.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 #include <string>
 
 namespace dlc {
@@ -43,6 +45,12 @@ struct CompileOptions {
   int64_t batchRuns = 1;
   /// Why a batched model was not split (for `dlc inspect`); empty if not tried.
   std::string batchKept;
+  /// With batchRuns > 1, the ops that run once on the whole batch after
+  /// the per-image runs (splitBatchTail); null if none. `batchTailInput`
+  /// is the batch of per-image results they read, `batchTail` says which.
+  mlir::ModuleOp batchTailModule;
+  TensorSignature batchTailInput;
+  std::string batchTail;
   /// Training build (`--train`): the library also exports dlc_train_step.
   struct Training {
     bool enabled = false;
@@ -63,6 +71,20 @@ bool compileCudaModel(ImportedModel &model, const CompileOptions &options, std::
 /// BatchSplit.cpp). Else 1, with `why` saying what stopped it.
 int64_t separableBatch(const ImportedModel &batched, const ImportedModel &single,
                        std::string &why);
+
+/// For a model separableBatch splits: where its output comes, through
+/// ops on its own alone, from a matrix-vector product per image (a
+/// convnet's classifier: flatten, Gemm, softmax), cuts `single` (batch 1)
+/// at that product's input and builds `tail`, the rest on the whole batch
+/// (a func main(cut) -> outputs, from `batched`): the runtime runs `single`
+/// per image into the batch of cuts, then `tail` once, which reads each
+/// weight once for the batch instead of once an image. `cut` gets the
+/// batch's cut tensor and `what` a line for `dlc inspect`. False, changing
+/// nothing, where there is no such product or the model has several
+/// outputs.
+bool splitBatchTail(ImportedModel &single, const ImportedModel &batched,
+                    mlir::OwningOpRef<mlir::ModuleOp> &tail, TensorSignature &cut,
+                    std::string &what);
 
 /// Lowers, plans and emits `model`; false with a one-line `error` on failure.
 bool compileModel(ImportedModel &model, const CompileOptions &options,

@@ -26,6 +26,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/BitVector.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -212,4 +215,113 @@ int64_t dlc::separableBatch(const ImportedModel &batched, const ImportedModel &s
     return 1;
   }
   return n;
+}
+
+namespace {
+/// Erases `fn`'s ops whose results nothing uses, last first: what a cut
+/// leaves behind (the dlc dialect's ops compute values and touch no
+/// memory).
+void eraseDeadOps(func::FuncOp fn) {
+  SmallVector<Operation *> ops;
+  fn.walk([&](Operation *op) {
+    if (op != fn.getOperation() && op->getParentOp() == fn.getOperation())
+      ops.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(ops))
+    if (!op->hasTrait<OpTrait::IsTerminator>() && op->use_empty() &&
+        (isMemoryEffectFree(op) || op->getName().getDialectNamespace() == "dlc"))
+      op->erase();
+}
+} // namespace
+
+bool dlc::splitBatchTail(ImportedModel &single, const ImportedModel &batched,
+                         OwningOpRef<ModuleOp> &tail, TensorSignature &cut,
+                         std::string &what) {
+  auto mainOf = [](ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); };
+  func::FuncOp sf = mainOf(*single.module);
+  if (!sf || batched.outputs.size() != 1 || sf.getNumResults() != 1)
+    return false;
+  SmallVector<Operation *> sops;
+  sf.walk([&](Operation *op) { sops.push_back(op); });
+  // The last matrix-vector product per image (a Gemm or MatMul one row an
+  // image), its first operand the cut.
+  int64_t at = -1;
+  for (int64_t i = sops.size() - 1; i >= 0 && at < 0; --i) {
+    int64_t rows = 0, work = 0;
+    if (rowsAndWork(sops[i], rows, work) && rows == 1 &&
+        sops[i]->getName().getStringRef() != "dlc.conv")
+      at = i;
+  }
+  if (at < 0)
+    return false;
+  Value cutValue = sops[at]->getOperand(0);
+  auto cutType = dyn_cast<RankedTensorType>(cutValue.getType());
+  if (!cutType || !cutType.hasStaticShape() || !cutType.getElementType().isF32() ||
+      cutType.getRank() < 1 || cutType.getDimSize(0) != 1 || isa<BlockArgument>(cutValue))
+    return false;
+  // The output must come from the cut and constants alone: walking back
+  // from the return, every value stops at the cut or at an op that uses no
+  // argument of main (a constant).
+  llvm::DenseSet<Value> fromArgs;
+  for (Value a : sf.getArguments())
+    fromArgs.insert(a);
+  for (Operation *op : sops)
+    for (Value v : op->getOperands())
+      if (fromArgs.contains(v))
+        for (Value r : op->getResults())
+          fromArgs.insert(r);
+  SmallVector<Value> work{sf.getBody().front().getTerminator()->getOperand(0)};
+  llvm::DenseSet<Value> seen;
+  int64_t tailOps = 0;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == cutValue || !fromArgs.contains(v) || !seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false; // an input reaches the output around the cut
+    ++tailOps;
+    for (Value x : def->getOperands())
+      work.push_back(x);
+  }
+  // The batched twin of the cut (the two imports' ops correspond one to
+  // one, as separableBatch checked).
+  OwningOpRef<ModuleOp> t = (*batched.module).clone();
+  func::FuncOp bf = mainOf(*t);
+  SmallVector<Operation *> bops;
+  bf.walk([&](Operation *op) { bops.push_back(op); });
+  if (bops.size() != sops.size())
+    return false;
+  Value batchedCut = bops[at]->getOperand(0);
+  // Tail: main(cut) -> outputs, on the batch.
+  Block &body = bf.getBody().front();
+  unsigned last = bf.getNumArguments();
+  bf.insertArgument(last, batchedCut.getType(), DictionaryAttr(), batchedCut.getLoc());
+  BlockArgument arg = bf.getArgument(last);
+  batchedCut.replaceAllUsesWith(arg);
+  eraseDeadOps(bf);
+  llvm::BitVector inputs(body.getNumArguments());
+  for (unsigned i = 0; i + 1 < body.getNumArguments(); ++i) {
+    if (!body.getArgument(i).use_empty())
+      return false;
+    inputs.set(i);
+  }
+  bf.eraseArguments(inputs);
+  // Head: main(inputs) -> the cut, one image.
+  Operation *ret = sf.getBody().front().getTerminator();
+  ret->setOperand(0, cutValue);
+  sf.setType(FunctionType::get(sf.getContext(), sf.getArgumentTypes(), {cutType}));
+  eraseDeadOps(sf);
+  auto shape = cast<RankedTensorType>(arg.getType()).getShape();
+  cut.name = "batch_tail_input";
+  cut.shape.assign(shape.begin(), shape.end());
+  std::string op = sops[at]->getName().getStringRef().drop_front(4).str();
+  what = op +
+         (tailOps > 1
+              ? " and " + std::to_string(tailOps - 1) + (tailOps > 2 ? " ops" : " op") + " after it"
+              : "") +
+         " (" + std::to_string(cutType.getDimSize(cutType.getRank() - 1)) +
+         " features an image)";
+  tail = std::move(t);
+  return true;
 }

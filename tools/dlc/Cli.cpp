@@ -81,6 +81,12 @@ bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importO
       }
     }
   }
+  // Ops after a matrix-vector product per image (a classifier) run once on
+  // the whole batch.
+  mlir::OwningOpRef<mlir::ModuleOp> tail;
+  if (options.batchRuns > 1 &&
+      dlc::splitBatchTail(single, imported, tail, options.batchTailInput, options.batchTail))
+    options.batchTailModule = *tail;
   if (dlc::compileModel(options.batchRuns > 1 ? single : imported, options, error))
     return true;
   error = model + ": " + error;

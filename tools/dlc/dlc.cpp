@@ -363,6 +363,16 @@ int inspectCommand(int argc, char **argv) {
            (long long)sig["batch_runs"].get<int64_t>());
   else if (sig.contains("batch_kept"))
     printf("batch: run whole (%s)\n", sig["batch_kept"].get<std::string>().c_str());
+  if (sig.contains("batch_tail")) {
+    // The ops after the images' runs (lib/CodeGen/BatchSplit.cpp's splitBatchTail).
+    const auto &tail = sig["batch_tail"];
+    std::string shape;
+    for (const auto &d : tail["input"][0]["shape"])
+      shape += (shape.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
+    printf("batch tail: %s, run once on the images' %s results (its plan: %lld bytes)\n",
+           tail["ops"].get<std::string>().c_str(), shape.c_str(),
+           (long long)tail["arena_bytes"].get<int64_t>());
+  }
   if (sig.contains("conv_kernels")) {
     printf("convolutions (%zu):\n", sig["conv_kernels"].size());
     for (const auto &k : sig["conv_kernels"])
