@@ -725,12 +725,12 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
     sig["conv_kernels"] = inference.convKernels;
   if (opts.batchRuns > 1)
     sig["batch_runs"] = opts.batchRuns;
+  else if (!opts.batchKept.empty())
+    sig["batch_kept"] = opts.batchKept;
   if (opts.batchTailModule)
     sig["batch_tail"] = {{"ops", opts.batchTail},
                          {"input", tensorsJson({opts.batchTailInput})},
                          {"arena_bytes", tail.arenaBytes}};
-  else if (!opts.batchKept.empty())
-    sig["batch_kept"] = opts.batchKept;
   if (trainModule) {
     int64_t paramBytes = 0, stateBytes = 0;
     auto bytesOf = [](const TensorSignature &t) {
