@@ -433,12 +433,19 @@ def op_models():
     # after its first conv): dlc compiles it at batch 1 and runs it an image
     # at a time. batch_mixed ends in a Softmax over the batch, which must
     # keep the batch whole.
-    for name, mixed in (("batch_split", False), ("batch_mixed", True)):
+    # batch_split_skip adds to the logits a value that goes around the
+    # Gemm (each image's mean activation), so its classifier cannot run as
+    # the batch tail: each image's run writes its outputs.
+    for name, mixed in (("batch_split", False), ("batch_mixed", True),
+                        ("batch_split_skip", False)):
         g = Graph(17)
         a = g.node("Relu", [g.bn(g.conv("x", 8, 16, 3, 1, 1), 16)])  # 4x16x144x144
         b = g.node("Relu", [g.conv(g.node("MaxPool", [a], kernel_shape=[2, 2], strides=[2, 2]),
                                    16, 32, 3, 2, 1)])  # 4x32x36x36
         logits = g.gemm(g.node("Flatten", [g.node("GlobalAveragePool", [b])]), 32, 10)
+        if name == "batch_split_skip":
+            mean = g.node("Flatten", [g.node("ReduceMean", [b], axes=[1, 2, 3])])  # 4x1
+            logits = g.node("Add", [logits, mean])
         y = g.node("Softmax", [logits], axis=0 if mixed else 1)
         models[name] = g.model(name, [tensor("x", [4, 8, 144, 144])], [tensor(y, [4, 10])])
     # Rows as images over 4 MB (2048 x 512): each image's Gemm is a

@@ -29,7 +29,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/BitVector.h"
-
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -219,18 +218,11 @@ int64_t dlc::separableBatch(const ImportedModel &batched, const ImportedModel &s
 
 namespace {
 /// Erases `fn`'s ops whose results nothing uses, last first: what a cut
-/// leaves behind (the dlc dialect's ops compute values and touch no
-/// memory).
+/// leaves behind (the dlc dialect's ops are Pure).
 void eraseDeadOps(func::FuncOp fn) {
-  SmallVector<Operation *> ops;
-  fn.walk([&](Operation *op) {
-    if (op != fn.getOperation() && op->getParentOp() == fn.getOperation())
-      ops.push_back(op);
-  });
-  for (Operation *op : llvm::reverse(ops))
-    if (!op->hasTrait<OpTrait::IsTerminator>() && op->use_empty() &&
-        (isMemoryEffectFree(op) || op->getName().getDialectNamespace() == "dlc"))
-      op->erase();
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(fn.getBody().front())))
+    if (isOpTriviallyDead(&op))
+      op.erase();
 }
 } // namespace
 
