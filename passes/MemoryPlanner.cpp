@@ -9,41 +9,74 @@
 
 using namespace dlc;
 
+using Interval = std::pair<int64_t, int64_t>;
+
+/// The start of the tightest gap of at least `size` bytes between the
+/// intervals `taken`, else the end of the highest.
+static int64_t tightestGap(std::vector<Interval> taken, int64_t size) {
+  std::sort(taken.begin(), taken.end());
+  int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+  for (auto &[begin, end] : taken) {
+    if (begin - cursor >= size && begin - cursor < bestGap) {
+      best = cursor;
+      bestGap = begin - cursor;
+    }
+    cursor = std::max(cursor, end);
+  }
+  return best >= 0 ? best : cursor;
+}
+
+static int64_t firstStep(const BufferRequest &r) { return r.firstStep >= 0 ? r.firstStep : r.first; }
+static int64_t lastStep(const BufferRequest &r) { return r.lastStep >= 0 ? r.lastStep : r.last; }
+
 /// Offsets for `requests` placed in `order`: each into the tightest gap
 /// left by the already-placed buffers whose lifetimes overlap its own, else
-/// above them.
+/// above them. With a `reuseDistance`, first into the tightest gap that
+/// also misses the buffers freed at most that many steps before it, or
+/// failing that (past `cap`) fewer steps, down to one.
 template <typename Align>
 static std::vector<int64_t> placeInOrder(const std::vector<BufferRequest> &requests,
-                                         const std::vector<size_t> &order, Align align) {
+                                         const std::vector<size_t> &order, Align align,
+                                         int64_t reuseDistance, int64_t cap) {
   std::vector<int64_t> offsets(requests.size(), 0);
   std::vector<size_t> placed;
   for (size_t idx : order) {
     const BufferRequest &r = requests[idx];
     int64_t size = align(r.bytes);
-    // Intervals [offset, end) taken by buffers live at the same time.
-    std::vector<std::pair<int64_t, int64_t>> taken;
+    // Intervals [offset, end) taken by buffers live at the same time, and
+    // those of the buffers freed before this one is allocated, with how
+    // many steps before.
+    std::vector<Interval> taken;
+    std::vector<std::pair<int64_t, Interval>> freed;
     for (size_t p : placed) {
       const BufferRequest &q = requests[p];
+      Interval bytes{offsets[p], offsets[p] + align(q.bytes)};
       if (q.first <= r.last && r.first <= q.last)
-        taken.push_back({offsets[p], offsets[p] + align(q.bytes)});
+        taken.push_back(bytes);
+      else if (q.last < r.first)
+        freed.push_back({firstStep(r) - lastStep(q), bytes});
     }
-    std::sort(taken.begin(), taken.end());
-    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto &[begin, end] : taken) {
-      if (begin - cursor >= size && begin - cursor < bestGap) {
-        best = cursor;
-        bestGap = begin - cursor;
+    offsets[idx] = tightestGap(taken, size);
+    for (int64_t distance = reuseDistance; distance > 0; --distance) {
+      std::vector<Interval> avoided = taken;
+      for (auto &[steps, bytes] : freed)
+        if (steps <= distance)
+          avoided.push_back(bytes);
+      if (avoided.size() == taken.size())
+        break;
+      int64_t apart = tightestGap(avoided, size);
+      if (apart + size <= cap) {
+        offsets[idx] = apart;
+        break;
       }
-      cursor = std::max(cursor, end);
     }
-    offsets[idx] = best >= 0 ? best : cursor;
     placed.push_back(idx);
   }
   return offsets;
 }
 
 MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
-                           int64_t alignment) {
+                           int64_t alignment, int64_t reuseDistance) {
   auto align = [&](int64_t v) { return (v + alignment - 1) / alignment * alignment; };
   size_t n = requests.size();
   MemoryPlan plan;
@@ -67,19 +100,33 @@ MemoryPlan dlc::planMemory(const std::vector<BufferRequest> &requests,
       [&](size_t i) { return std::make_pair(bytes(i) * lifetime(i), int64_t(0)); },
       [&](size_t i) { return std::make_pair(lifetime(i), bytes(i)); },
   };
+  // The smallest arena of the orders, without the reuse distance (cap
+  // INT64_MAX: unused) and then with it, within the first's arena.
+  auto bestOrder = [&](int64_t distance, int64_t cap, MemoryPlan &best) {
+    for (const Key &key : orders) {
+      std::vector<size_t> order(n);
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return key(a) > key(b); });
+      std::vector<int64_t> offsets = placeInOrder(requests, order, align, distance, cap);
+      int64_t arena = 0;
+      for (size_t i = 0; i < n; ++i)
+        arena = std::max(arena, offsets[i] + align(requests[i].bytes));
+      if (arena <= cap && (best.arenaBytes < 0 || arena < best.arenaBytes)) {
+        best.arenaBytes = arena;
+        best.offsets = std::move(offsets);
+      }
+    }
+  };
   plan.arenaBytes = -1;
-  for (const Key &key : orders) {
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return key(a) > key(b); });
-    std::vector<int64_t> offsets = placeInOrder(requests, order, align);
-    int64_t arena = 0;
-    for (size_t i = 0; i < n; ++i)
-      arena = std::max(arena, offsets[i] + align(requests[i].bytes));
-    if (plan.arenaBytes < 0 || arena < plan.arenaBytes) {
-      plan.arenaBytes = arena;
-      plan.offsets = std::move(offsets);
+  bestOrder(/*distance=*/0, /*cap=*/INT64_MAX, plan);
+  if (reuseDistance > 0) {
+    MemoryPlan apart;
+    apart.arenaBytes = -1;
+    bestOrder(reuseDistance, plan.arenaBytes, apart);
+    if (apart.arenaBytes >= 0) {
+      plan.arenaBytes = apart.arenaBytes;
+      plan.offsets = std::move(apart.offsets);
     }
   }
   return plan;

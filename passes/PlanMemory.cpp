@@ -96,10 +96,13 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
       return signalPassFailure();
     hoistLoopAllocs(func);
     Block &block = func.getBody().front();
-    DenseMap<Operation *, int64_t> pos;
-    int64_t i = 0;
-    for (Operation &op : block)
+    DenseMap<Operation *, int64_t> pos, step;
+    int64_t i = 0, steps = 0;
+    for (Operation &op : block) {
       pos[&op] = i++;
+      step[&op] = steps;
+      steps += dlc::touchesData(&op);
+    }
     // A GEMM and the elementwise tail it runs in its epilogue
     // (dlc-fuse-gemm-epilogue) are one step: the GEMM writes the tail's
     // output while it reads its operands, so none of their buffers may
@@ -111,9 +114,15 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
       while (gemm && !dlc::touchesData(gemm))
         gemm = gemm->getPrevNode();
       for (Operation *o = gemm ? gemm->getNextNode() : nullptr; o && o != op.getNextNode();
-           o = o->getNextNode())
+           o = o->getNextNode()) {
         pos[o] = pos[gemm];
+        step[o] = step[gemm];
+      }
     }
+    // The step of each position, for a buffer's last use.
+    std::vector<int64_t> stepAt(i, 0);
+    for (Operation &op : block)
+      stepAt[pos[&op]] = step[&op];
 
     SmallVector<memref::AllocOp> allocs;
     std::vector<dlc::BufferRequest> requests;
@@ -129,11 +138,11 @@ struct PlanMemoryPass : dlc::impl::PlanMemoryBase<PlanMemoryPass> {
       }
       int64_t bytes = type.getNumElements() *
                       std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-      int64_t start = pos[&op];
-      requests.push_back({bytes, start, std::max(start, lastUse(alloc, block, pos))});
+      int64_t start = pos[&op], last = std::max(start, lastUse(alloc, block, pos));
+      requests.push_back({bytes, start, last, step[&op], stepAt[last]});
       allocs.push_back(alloc);
     }
-    dlc::MemoryPlan plan = dlc::planMemory(requests, /*alignment=*/64);
+    dlc::MemoryPlan plan = dlc::planMemory(requests, /*alignment=*/64, reuseDistance);
 
     auto arenaType = MemRefType::get({std::max<int64_t>(plan.arenaBytes, 64)},
                                      IntegerType::get(&getContext(), 8));

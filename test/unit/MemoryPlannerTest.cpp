@@ -82,3 +82,50 @@ TEST(MemoryPlanner, EmptyPlan) {
   EXPECT_EQ(plan.arenaBytes, 0);
   EXPECT_EQ(plan.lowerBound, 0);
 }
+
+// A 16 KiB buffer early sets the arena; then a chain of 4 KiB buffers, each
+// allocated one step after the last read of the one before (3 steps after
+// the one before that). Without a reuse distance each takes the bytes just
+// freed (offset 0); with a distance of 2 they alternate between two slots,
+// with 3 they rotate over three, all within the 16 KiB.
+TEST(MemoryPlanner, ReuseDistanceKeepsOffRecentlyFreedBytes) {
+  std::vector<BufferRequest> reqs{{16384, 0, 1, 0, 1}};
+  for (int64_t i = 0; i < 4; ++i)
+    reqs.push_back({4096, 2 + 2 * i, 3 + 2 * i, 2 + 2 * i, 3 + 2 * i});
+  auto tight = planMemory(reqs, 64);
+  EXPECT_EQ(tight.offsets, (std::vector<int64_t>{0, 0, 0, 0, 0}));
+  auto alternate = planMemory(reqs, 64, /*reuseDistance=*/2);
+  expectNoConflicts(reqs, alternate, 64);
+  EXPECT_EQ(alternate.arenaBytes, 16384);
+  EXPECT_EQ(alternate.offsets, (std::vector<int64_t>{0, 0, 4096, 0, 4096}));
+  auto rotate = planMemory(reqs, 64, /*reuseDistance=*/3);
+  expectNoConflicts(reqs, rotate, 64);
+  EXPECT_EQ(rotate.arenaBytes, 16384);
+  EXPECT_EQ(rotate.offsets, (std::vector<int64_t>{0, 0, 4096, 8192, 0}));
+}
+
+// Where keeping apart would need more bytes than the plan without it, the
+// plan without it stands: the reuse distance never grows the arena.
+TEST(MemoryPlanner, ReuseDistanceNeverGrowsTheArena) {
+  std::vector<BufferRequest> reqs{{4096, 0, 1}, {4096, 2, 3}, {4096, 4, 5}};
+  auto plan = planMemory(reqs, 64, /*reuseDistance=*/8);
+  EXPECT_EQ(plan.arenaBytes, 4096);
+  EXPECT_EQ(plan.offsets, (std::vector<int64_t>{0, 0, 0}));
+}
+
+TEST(MemoryPlanner, ReuseDistancePlansAreValidAndNoLarger) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<BufferRequest> reqs;
+    int n = 1 + rng() % 40;
+    for (int i = 0; i < n; ++i) {
+      int64_t first = rng() % 50;
+      reqs.push_back({1 + (int64_t)(rng() % 100000), first, first + (int64_t)(rng() % 10)});
+    }
+    auto tight = planMemory(reqs, 64);
+    auto apart = planMemory(reqs, 64, /*reuseDistance=*/1 + rng() % 8);
+    expectNoConflicts(reqs, apart, 64);
+    EXPECT_LE(apart.arenaBytes, tight.arenaBytes) << "trial " << trial;
+    EXPECT_EQ(apart.lowerBound, tight.lowerBound);
+  }
+}
