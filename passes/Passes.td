@@ -848,10 +848,10 @@ def PlanMemory : Pass<"dlc-plan-memory", "mlir::ModuleOp"> {
     a loop split over pixels read a step or two ago is in both cores'
     caches; a loop split over channels that writes over it first takes
     each line away from the other core. Measured (session 59, Zen 4 VM, 2
-    cores; a C loop over 320 KB): a thread's stores into lines both cores
-    had read took 18 TSC cycles a line against 2 for its own lines (73 in
-    the VM's slow cross-core state), while reading lines the other core had
-    written cost little more than its own. MobileNetV2's depthwise convs
+    cores, `bench/core_to_core.c`): rewriting a line the other core has
+    read costs 7 ns against 1 for one only this core holds (28 ns in the
+    VM's slow cross-core state); a C loop reading 320 KB the other core had
+    written took 1.3x its own lines' time. MobileNetV2's depthwise convs
     over 14x14 and 7x7 maps wrote over the bytes the 1x1 conv before had
     just read and ran no faster at two threads than at one (43-45 K TSC
     cycles a call either way, against 24 K for the first of each stage,
