@@ -47,6 +47,10 @@ static int64_t panelRowsFor(int64_t targetRows, int64_t filters) {
   return best;
 }
 
+int64_t dlc::minTailPanelsOf(const GemmLayout &layout) {
+  return layout.minTailPanels > 0 ? layout.minTailPanels : kMinTailPanels;
+}
+
 dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t depth,
                                int64_t pixels) {
   constexpr int64_t kMinMultiplyAdds = 1 << 19;
@@ -94,11 +98,11 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // enough that the padding is a large part of them (MobileNetV2's 14x14
   // maps: 12 of 208 pixels padding instead of 28 of 224). Not past 16
   // tiles: paddedPixels pads those to an odd count for L1's sets. At least
-  // kMinTailPanels panels: each cache tile takes all the pixels.
+  // minTailPanelsOf(target) panels: each cache tile takes all the pixels.
   constexpr int64_t kMaxTailTiles = 16;
   if (target.narrowLanes > 0 && lanes == target.lanes && pixels > lanes &&
       roundUp(pixels, lanes) / lanes < kMaxTailTiles &&
-      roundUp(filters, rowPanels.rows) / rowPanels.rows >= kMinTailPanels &&
+      roundUp(filters, rowPanels.rows) / rowPanels.rows >= minTailPanelsOf(target) &&
       roundUp(pixels, target.narrowLanes) < roundUp(pixels, lanes))
     rowPanels.tailLanes = target.narrowLanes;
   if (filters * depth * pixels < kMinMultiplyAdds)

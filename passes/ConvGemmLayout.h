@@ -54,6 +54,9 @@ struct GemmLayout {
   /// (dlc-tile-and-vectorize peels it). Set by layoutFor on row panels,
   /// taken by 1x1 convs' GEMMs.
   int64_t tailLanes = 0;
+  /// Filter panels a GEMM needs for a pixel tail (kMinTailPanels, or fewer
+  /// for a target of few cores).
+  int64_t minTailPanels = 0;
   /// The filter panels' width: the tile dim along the filters.
   int64_t panelWidth() const { return pixelRows ? lanes : rows; }
   /// The tile dim along the pixels, which are padded to a multiple of it.
@@ -73,6 +76,20 @@ inline int64_t roundUp(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 /// one and two threads: 0.973 and 0.980 against 0.984 and 0.992.
 constexpr int64_t kMinTailPanels = 32;
 
+/// The panels a pixel tail needs on a target of `cores` cores (0: unknown,
+/// as for a cross-compiled target): kMinTailPanels, or 4 a core where that
+/// is fewer. A native build on a 2-core host then gives MobileNetV2's 64-
+/// and 96-filter 14x14 projections (8 and 12 panels, each a thread's
+/// iteration) 8-lane tails: 200 pixels instead of 208 (session 59, Zen 4
+/// VM, paired rounds: the model 0.988 of its time at one thread, identical
+/// copies 0.994-1.006; at two threads even to 0.993).
+inline int64_t minTailPanelsFor(int64_t cores) {
+  return cores > 0 && 4 * cores < kMinTailPanels ? 4 * cores : kMinTailPanels;
+}
+
+/// A layout's GemmLayout::minTailPanels, kMinTailPanels where unset.
+int64_t minTailPanelsOf(const GemmLayout &layout);
+
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
 /// where `lanes` would pad the pixels by more than 1/8 beyond that):
@@ -87,7 +104,7 @@ constexpr int64_t kMinTailPanels = 32;
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
 /// ran 8% slower), else the target's. Row panels whose pixels `lanes`
 /// would pad more than `narrowLanes` do, in fewer than 16 tiles, take a
-/// `narrowLanes` tail where they are at least kMinTailPanels (tailLanes:
+/// `narrowLanes` tail where they are at least minTailPanelsOf(target) (tailLanes:
 /// MobileNetV2's 14x14 expand convs, 196 pixels as six 32-lane tiles and a
 /// 16-lane one, 208 against 224).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);

@@ -589,6 +589,7 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     // skip the gather (higher benefit).
     RewritePatternSet patterns(&getContext());
     GemmLayout layout{packRows, padLanes, /*pixelRows=*/false, narrowLanes};
+    layout.minTailPanels = minTailPanels;
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
     patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm, fusedColumnsDepth,
                             l2CacheBytes);

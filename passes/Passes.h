@@ -34,6 +34,7 @@ struct CpuPipelineOptions {
   int64_t maxWorkspaceBytes = 0; ///< largest im2col buffer; 0: no limit
   bool rematerialize = false;    ///< recompute cheap tensors at late uses
   int64_t l2CacheBytes = 0;      ///< one core's L2; 0: unknown
+  int64_t cores = 0;             ///< cores the library runs on; 0: unknown
 };
 
 /// dlc dialect -> linalg -> tiles/vectors -> bufferized -> planned -> LLVM

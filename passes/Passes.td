@@ -146,6 +146,9 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
            "with pack-rows, GEMMs whose pixels pad-lanes pads over 1/8 more than "
            "this are padded to it instead; 1x1 convs' GEMMs in under 16 tiles "
            "that pad-lanes pads more pad to it for a tail tile (0: never)">,
+    Option<"minTailPanels", "min-tail-panels", "int64_t", /*default=*/"32",
+           "with narrow-lanes: filter panels a 1x1 conv's GEMM needs for a tail tile "
+           "(dlc::minTailPanelsFor)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,
@@ -344,6 +347,9 @@ def TileAndVectorize : Pass<"dlc-tile-and-vectorize", "mlir::func::FuncOp"> {
            "GEMM's parallel loop, where dlc::fusedColumnRows allows">,
     Option<"l2CacheBytes", "l2-cache-bytes", "int64_t", /*default=*/"524288",
            "a core's L2: columns under it are built once, whole">,
+    Option<"minTailPanels", "min-tail-panels", "int64_t", /*default=*/"32",
+           "filter panels a GEMM needs for a peeled pixel tail (dlc::minTailPanelsFor; "
+           "as dlc-conv-to-im2col's)">,
     Option<"minForallTiles", "min-forall-tiles", "int64_t", /*default=*/"8",
            "cache tiles a panel GEMM with operands in L2 is split into at least, "
            "for an even share among threads (0: off)">,

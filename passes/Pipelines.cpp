@@ -172,6 +172,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // Columns dlc-tile-and-vectorize builds per cache tile (its K tile).
     im2col.fusedColumnsDepth = gemmDepthTile(opts);
     im2col.l2CacheBytes = l2Bytes(opts);
+    im2col.minTailPanels = dlc::minTailPanelsFor(opts.cores);
   }
   // Small stride-1 convs (LeNet's) as outer products per output row, no
   // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register
@@ -252,6 +253,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     tv.cacheK = gemmDepthTile(opts);
     tv.fuseColumns = true;
     tv.l2CacheBytes = l2Bytes(opts);
+    tv.minTailPanels = dlc::minTailPanelsFor(opts.cores);
     pm.addNestedPass<func::FuncOp>(createTileAndVectorize(tv));
   }
   pm.addPass(createCanonicalizerPass());
@@ -397,6 +399,9 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
   Option<int64_t> l2CacheBytes{*this, "l2-cache-bytes",
                                llvm::cl::desc("one core's L2 cache (0: unknown)"),
                                llvm::cl::init(0)};
+  Option<int64_t> cores{*this, "cores",
+                        llvm::cl::desc("cores the library runs on (0: unknown)"),
+                        llvm::cl::init(0)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
                        llvm::cl::init(3)};
   Option<int64_t> maxWorkspaceBytes{*this, "max-workspace-bytes",
@@ -435,6 +440,6 @@ void dlc::registerDlcPipelines() {
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
         buildCpuPipeline(pm, {o.vectorWidth, o.vectorRegisters, o.optLevel, o.maxWorkspaceBytes,
-                               o.rematerialize, o.l2CacheBytes});
+                               o.rematerialize, o.l2CacheBytes, o.cores});
       });
 }

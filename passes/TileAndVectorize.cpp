@@ -699,7 +699,7 @@ struct TileAndVectorizePass
     // tailLanes: 208 as six tiles of 32 lanes and one of 16): the pixels go
     // whole in each cache tile, and the register tiles' loop over them is
     // peeled (registerTiles). Not where a cache tile builds its columns,
-    // nor over fewer than kMinTailPanels panels (the threads' iterations),
+    // nor over fewer than `min-tail-panels` panels (the threads' iterations),
     // nor where K is split (registerTiles only takes K whole; a 2000-deep
     // GEMM over 112 pixels otherwise ran masked 32-lane tiles, 4.7x
     // onnxruntime's time).
@@ -710,7 +710,7 @@ struct TileAndVectorizePass
     bool pixelTail = panels && !pixelRows && nVectors > 1 && !ShapedType::isDynamic(ranges[n]) &&
                      ranges[n] > lanes && ranges[n] % lanes != 0 &&
                      ranges[n] % vectorWidth == 0 && tileRows * nVectors <= maxAccumulators &&
-                     panelCount >= dlc::kMinTailPanels && dims->k.size() == 1 &&
+                     panelCount >= minTailPanels && dims->k.size() == 1 &&
                      cacheTile(depthTile, ranges[k], 1) == 0 &&
                      !fusedColumns.lookup(op.getOperation()).first;
     if (pixelRows) {

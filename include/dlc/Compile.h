@@ -17,6 +17,7 @@ struct Target {
   int64_t vectorWidth;  ///< f32 lanes
   int64_t vectorRegisters = 16; ///< 32 with AVX-512 (also at 8 lanes: ymm0-31)
   int64_t l2CacheBytes = 0;     ///< one core's L2 (native: the host's); 0: unknown
+  int64_t cores = 0;            ///< cores it runs on (native: the host's); 0: unknown
   bool isCuda() const { return name.rfind("cuda:", 0) == 0; }
 };
 

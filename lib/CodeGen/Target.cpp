@@ -56,6 +56,8 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.vectorRegisters = features.lookup("avx512f") && features.lookup("avx512vl") ? 32 : 16;
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
     target.l2CacheBytes = l2 > 0 ? l2 : 0;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    target.cores = cores > 0 ? cores : 0;
     return true;
   }
   if (name.rfind("cuda:", 0) == 0) {

@@ -1,5 +1,6 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16" | FileCheck %s --check-prefix=NARROW
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32" | FileCheck %s --check-prefix=WIDE
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16 min-tail-panels=8" | FileCheck %s --check-prefix=FEW
 
 // AVX-512's register tile is 12 rows x 32 lanes (two vectors); a GEMM
 // whose pixels 32-lane tiles would pad by more than 1/8 beyond 16-lane ones
@@ -54,4 +55,23 @@ func.func @pixel_tail(%x: tensor<1x4x14x14xf32>) -> tensor<1x384x14x14xf32> {
   %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x384x14x14xf32>) -> tensor<1x384x14x14xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x14x14xf32>, tensor<384x4x1x1xf32>) outs(%init : tensor<1x384x14x14xf32>) -> tensor<1x384x14x14xf32>
   return %0 : tensor<1x384x14x14xf32>
+}
+
+// -----
+
+// 96 filters, 8 panels of 12: under 32 panels no tail (224 pixels); a
+// target of two cores (`min-tail-panels=8`, dlc::minTailPanelsFor) takes
+// the 16-lane tail over them (208).
+// NARROW-LABEL: func.func @few_panels
+// NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x8x12x224xf32>)
+// FEW-LABEL: func.func @few_panels
+// FEW-SAME: 32-lane tiles and a 16-lane one (196 -> 208 pixels)
+// FEW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4x12xf32>, tensor<1x4x208xf32>) outs(%{{.*}} : tensor<1x8x12x208xf32>)
+func.func @few_panels(%x: tensor<1x4x14x14xf32>) -> tensor<1x96x14x14xf32> {
+  %w = arith.constant dense<0.25> : tensor<96x4x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x96x14x14xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x4x14x14xf32>, tensor<96x4x1x1xf32>) outs(%init : tensor<1x96x14x14xf32>) -> tensor<1x96x14x14xf32>
+  return %0 : tensor<1x96x14x14xf32>
 }

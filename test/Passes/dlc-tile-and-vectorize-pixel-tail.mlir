@@ -1,4 +1,5 @@
 // RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=24 cache-k=1024 l2-cache-bytes=1048576" | FileCheck %s
+// RUN: %dlc-opt %s -split-input-file --dlc-tile-and-vectorize="vector-width=16 rows=12 n-vectors=2 max-accumulators=24 cache-k=1024 l2-cache-bytes=1048576 min-tail-panels=8" | FileCheck %s --check-prefix=FEW
 
 // A 1x1 conv's GEMM over a 14x14 map whose pixels dlc-conv-to-im2col
 // padded to 208 for a 16-lane tail (dlc::layoutFor's tailLanes, 32 panels
@@ -47,10 +48,17 @@ func.func @pixel_tail(%wp: tensor<32x96x12xf32>, %cols: tensor<1x96x208xf32>, %b
 
 // Fewer than 32 panels (dlc::kMinTailPanels) would make fewer forall
 // iterations than the threads need: no tail, the pixels in 16-lane tiles.
+// A target of two cores (`min-tail-panels=8`, dlc::minTailPanelsFor)
+// takes the tail over its 8 panels.
 // CHECK-LABEL: func.func @few_panels
 // CHECK-NOT: vector<1x1x12x32xf32>
 // CHECK: scf.forall
 // CHECK: vector<1x1x12x16xf32>
+// FEW-LABEL: func.func @few_panels
+// FEW: scf.forall (%{{.*}}) in (8)
+// FEW: scf.for %{{.*}} = %c0 to %c192 step %c32
+// FEW: vector<1x1x12x32xf32>
+// FEW: vector.transfer_read %{{.*}}[%c0, %{{.*}}, %c192]{{.*}} vector<1x1x16xf32>
 #w2 = affine_map<(n, b, r, p, k) -> (b, k, r)>
 #c2 = affine_map<(n, b, r, p, k) -> (n, k, p)>
 #o2 = affine_map<(n, b, r, p, k) -> (n, b, r, p)>
