@@ -47,8 +47,9 @@ static int64_t panelRowsFor(int64_t targetRows, int64_t filters) {
   return best;
 }
 
-int64_t dlc::minTailPanelsOf(const GemmLayout &layout) {
-  return layout.minTailPanels > 0 ? layout.minTailPanels : kMinTailPanels;
+/// A layout's GemmLayout::minTailPanels, kMinTailPanels where unset.
+static int64_t minTailPanelsOf(const dlc::GemmLayout &layout) {
+  return layout.minTailPanels > 0 ? layout.minTailPanels : dlc::kMinTailPanels;
 }
 
 dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_t depth,

@@ -87,9 +87,6 @@ inline int64_t minTailPanelsFor(int64_t cores) {
   return cores > 0 && 4 * cores < kMinTailPanels ? 4 * cores : kMinTailPanels;
 }
 
-/// A layout's GemmLayout::minTailPanels, kMinTailPanels where unset.
-int64_t minTailPanelsOf(const GemmLayout &layout);
-
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
 /// where `lanes` would pad the pixels by more than 1/8 beyond that):
@@ -104,7 +101,7 @@ int64_t minTailPanelsOf(const GemmLayout &layout);
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
 /// ran 8% slower), else the target's. Row panels whose pixels `lanes`
 /// would pad more than `narrowLanes` do, in fewer than 16 tiles, take a
-/// `narrowLanes` tail where they are at least minTailPanelsOf(target) (tailLanes:
+/// `narrowLanes` tail where they are at least the target's minTailPanels (tailLanes:
 /// MobileNetV2's 14x14 expand convs, 196 pixels as six 32-lane tiles and a
 /// 16-lane one, 208 against 224).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);

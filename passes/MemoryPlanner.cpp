@@ -57,13 +57,19 @@ static std::vector<int64_t> placeInOrder(const std::vector<BufferRequest> &reque
         freed.push_back({firstStep(r) - lastStep(q), bytes});
     }
     offsets[idx] = tightestGap(taken, size);
-    for (int64_t distance = reuseDistance; distance > 0; --distance) {
+    // The distances to try, largest first: those of the buffers freed
+    // within reuseDistance steps (each a smaller set of bytes to avoid).
+    std::vector<int64_t> distances;
+    for (auto &[steps, bytes] : freed)
+      if (steps <= reuseDistance)
+        distances.push_back(steps);
+    std::sort(distances.rbegin(), distances.rend());
+    distances.erase(std::unique(distances.begin(), distances.end()), distances.end());
+    for (int64_t distance : distances) {
       std::vector<Interval> avoided = taken;
       for (auto &[steps, bytes] : freed)
         if (steps <= distance)
           avoided.push_back(bytes);
-      if (avoided.size() == taken.size())
-        break;
       int64_t apart = tightestGap(avoided, size);
       if (apart + size <= cap) {
         offsets[idx] = apart;

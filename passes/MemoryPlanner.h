@@ -44,8 +44,8 @@ struct MemoryPlan {
 /// plan without the rule stands.
 /// Why: a buffer freed a step or two ago is still in the caches of the
 /// threads that read it last; writing its bytes from another thread first
-/// takes every line away from them (a depthwise conv writing over what a
-/// 1x1 conv, split over pixels, read from a channel-split buffer).
+/// takes every line away from them (a depthwise conv, split over channels,
+/// writing over what a 1x1 conv split over pixels has just read).
 MemoryPlan planMemory(const std::vector<BufferRequest> &requests,
                       int64_t alignment, int64_t reuseDistance = 0);
 } // namespace dlc
