@@ -23,6 +23,18 @@ void expectNoConflicts(const std::vector<BufferRequest> &reqs, const dlc::Memory
     }
   }
 }
+
+/// Up to 40 buffers of up to 100000 bytes, each born in the first 50
+/// positions and live for up to 10.
+std::vector<BufferRequest> randomRequests(std::mt19937 &rng) {
+  std::vector<BufferRequest> reqs;
+  int n = 1 + rng() % 40;
+  for (int i = 0; i < n; ++i) {
+    int64_t first = rng() % 50;
+    reqs.push_back({1 + (int64_t)(rng() % 100000), first, first + (int64_t)(rng() % 10)});
+  }
+  return reqs;
+}
 } // namespace
 
 TEST(MemoryPlanner, DisjointLifetimesShareMemory) {
@@ -64,12 +76,7 @@ TEST(MemoryPlanner, ReusesTheTightestGap) {
 TEST(MemoryPlanner, RandomProblemsAreValidAndNearTheLowerBound) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<BufferRequest> reqs;
-    int n = 1 + rng() % 40;
-    for (int i = 0; i < n; ++i) {
-      int64_t first = rng() % 50;
-      reqs.push_back({1 + (int64_t)(rng() % 100000), first, first + (int64_t)(rng() % 10)});
-    }
+    std::vector<BufferRequest> reqs = randomRequests(rng);
     auto plan = planMemory(reqs, 64);
     expectNoConflicts(reqs, plan, 64);
     EXPECT_GE(plan.arenaBytes, plan.lowerBound);
@@ -116,12 +123,7 @@ TEST(MemoryPlanner, ReuseDistanceNeverGrowsTheArena) {
 TEST(MemoryPlanner, ReuseDistancePlansAreValidAndNoLarger) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<BufferRequest> reqs;
-    int n = 1 + rng() % 40;
-    for (int i = 0; i < n; ++i) {
-      int64_t first = rng() % 50;
-      reqs.push_back({1 + (int64_t)(rng() % 100000), first, first + (int64_t)(rng() % 10)});
-    }
+    std::vector<BufferRequest> reqs = randomRequests(rng);
     auto tight = planMemory(reqs, 64);
     auto apart = planMemory(reqs, 64, /*reuseDistance=*/1 + rng() % 8);
     expectNoConflicts(reqs, apart, 64);
