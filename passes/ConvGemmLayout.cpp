@@ -100,10 +100,14 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
   // maps: 12 of 208 pixels padding instead of 28 of 224). Not past 16
   // tiles: paddedPixels pads those to an odd count for L1's sets. At least
   // minTailPanelsOf(target) panels: each cache tile takes all the pixels.
+  // And only where dlc-tile-and-vectorize takes K whole, which its peeled
+  // tail needs: split along K, the pixels padded for a tail ran in
+  // one-vector tiles throughout.
   constexpr int64_t kMaxTailTiles = 16;
   if (target.narrowLanes > 0 && lanes == target.lanes && pixels > lanes &&
       roundUp(pixels, lanes) / lanes < kMaxTailTiles &&
       roundUp(filters, rowPanels.rows) / rowPanels.rows >= minTailPanelsOf(target) &&
+      takesDepthWhole(depth, target.depthTile) &&
       roundUp(pixels, target.narrowLanes) < roundUp(pixels, lanes))
     rowPanels.tailLanes = target.narrowLanes;
   if (filters * depth * pixels < kMinMultiplyAdds)

@@ -57,6 +57,9 @@ struct GemmLayout {
   /// Filter panels a GEMM needs for a pixel tail (kMinTailPanels, or fewer
   /// for a target of few cores).
   int64_t minTailPanels = 0;
+  /// dlc-tile-and-vectorize's K cache tile (its cache-k; 0: unknown): a
+  /// GEMM it splits along K takes no pixel tail (see takesDepthWhole).
+  int64_t depthTile = 0;
   /// The filter panels' width: the tile dim along the filters.
   int64_t panelWidth() const { return pixelRows ? lanes : rows; }
   /// The tile dim along the pixels, which are padded to a multiple of it.
@@ -87,6 +90,14 @@ inline int64_t minTailPanelsFor(int64_t cores) {
   return cores > 0 && 4 * cores < kMinTailPanels ? 4 * cores : kMinTailPanels;
 }
 
+/// Whether dlc-tile-and-vectorize takes a row-panel GEMM `depth` deep
+/// whole under a K cache tile of `depthTile` (0: unknown, whole), as it
+/// must for a peeled pixel tail: up to the tile, or with a tile of 1024
+/// or more up to a quarter past it.
+inline bool takesDepthWhole(int64_t depth, int64_t depthTile) {
+  return depthTile <= 0 || depth <= depthTile || (depthTile >= 1024 && depth <= depthTile * 5 / 4);
+}
+
 /// The layout of a conv GEMM of `filters` x `depth` x `pixels` on a target
 /// whose register tile is `target` (its pixel tiles `narrowLanes` wide
 /// where `lanes` would pad the pixels by more than 1/8 beyond that):
@@ -101,9 +112,9 @@ inline int64_t minTailPanelsFor(int64_t cores) {
 /// to pay for packing its columns (LeNet's second conv, 16 x 150 x 100,
 /// ran 8% slower), else the target's. Row panels whose pixels `lanes`
 /// would pad more than `narrowLanes` do, in fewer than 16 tiles, take a
-/// `narrowLanes` tail where they are at least the target's minTailPanels (tailLanes:
-/// MobileNetV2's 14x14 expand convs, 196 pixels as six 32-lane tiles and a
-/// 16-lane one, 208 against 224).
+/// `narrowLanes` tail where they are at least the target's minTailPanels and
+/// take their depth whole (tailLanes: MobileNetV2's 14x14 expand convs,
+/// 196 pixels as six 32-lane tiles and a 16-lane one, 208 against 224).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number

@@ -590,6 +590,7 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     RewritePatternSet patterns(&getContext());
     GemmLayout layout{packRows, padLanes, /*pixelRows=*/false, narrowLanes};
     layout.minTailPanels = minTailPanels;
+    layout.depthTile = depthTile;
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
     patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm, fusedColumnsDepth,
                             l2CacheBytes);

@@ -149,6 +149,9 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     Option<"minTailPanels", "min-tail-panels", "int64_t", /*default=*/"32",
            "with narrow-lanes: filter panels a 1x1 conv's GEMM needs for a tail tile "
            "(dlc::minTailPanelsFor)">,
+    Option<"depthTile", "depth-tile", "int64_t", /*default=*/"0",
+           "with narrow-lanes: dlc-tile-and-vectorize's K cache tile (its cache-k); "
+           "1x1 convs' GEMMs it splits along K take no tail tile (0: unknown, none split)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,

@@ -173,6 +173,14 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     im2col.fusedColumnsDepth = gemmDepthTile(opts);
     im2col.l2CacheBytes = l2Bytes(opts);
     im2col.minTailPanels = dlc::minTailPanelsFor(opts.cores);
+    // The K tile dlc-tile-and-vectorize takes (below): GEMMs it splits get
+    // no tail, which it cannot peel. With a 512 KB L2 on 2 cores (256-deep
+    // tiles), MobileNetV2's 384- and 576-deep 14x14 projections had their
+    // pixels padded for a tail (200) and ran in 8-lane tiles throughout;
+    // as 208 pixels in 16-lane tiles the model ran 0.968 of its time (Zen
+    // 4 VM with its L2 taken as 512 KB, one thread, paired rounds; an
+    // identical copy 1.005).
+    im2col.depthTile = gemmDepthTile(opts);
   }
   // Small stride-1 convs (LeNet's) as outer products per output row, no
   // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register

@@ -700,7 +700,8 @@ struct TileAndVectorizePass
     // whole in each cache tile, and the register tiles' loop over them is
     // peeled (registerTiles). Not where a cache tile builds its columns,
     // nor over fewer than `min-tail-panels` panels (the threads' iterations),
-    // nor where K is split (registerTiles only takes K whole; a 2000-deep
+    // nor where K is split (dlc::takesDepthWhole, which dlc-conv-to-im2col's
+    // layout asks too: registerTiles only takes K whole; a 2000-deep
     // GEMM over 112 pixels otherwise ran masked 32-lane tiles, 4.7x
     // onnxruntime's time).
     int64_t panelCount = 1;
@@ -711,7 +712,7 @@ struct TileAndVectorizePass
                      ranges[n] > lanes && ranges[n] % lanes != 0 &&
                      ranges[n] % vectorWidth == 0 && tileRows * nVectors <= maxAccumulators &&
                      panelCount >= minTailPanels && dims->k.size() == 1 &&
-                     cacheTile(depthTile, ranges[k], 1) == 0 &&
+                     !ShapedType::isDynamic(ranges[k]) && dlc::takesDepthWhole(ranges[k], cacheK) &&
                      !fusedColumns.lookup(op.getOperation()).first;
     if (pixelRows) {
       lanes = std::max<int64_t>(1, maxAccumulators / std::max<int64_t>(1, tileRows / vectorWidth));

@@ -1,6 +1,7 @@
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16" | FileCheck %s --check-prefix=NARROW
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32" | FileCheck %s --check-prefix=WIDE
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16 min-tail-panels=8" | FileCheck %s --check-prefix=FEW
+// RUN: %dlc-opt %s --split-input-file --dlc-conv-to-im2col="pack-rows=12 pad-lanes=32 narrow-lanes=16 min-tail-panels=8 depth-tile=2" | FileCheck %s --check-prefix=SPLITK
 
 // AVX-512's register tile is 12 rows x 32 lanes (two vectors); a GEMM
 // whose pixels 32-lane tiles would pad by more than 1/8 beyond 16-lane ones
@@ -61,12 +62,17 @@ func.func @pixel_tail(%x: tensor<1x4x14x14xf32>) -> tensor<1x384x14x14xf32> {
 
 // 96 filters, 8 panels of 12: under 32 panels no tail (224 pixels); a
 // target of two cores (`min-tail-panels=8`, dlc::minTailPanelsFor) takes
-// the 16-lane tail over them (208).
+// the 16-lane tail over them (208), unless dlc-tile-and-vectorize splits
+// its K (`depth-tile=2` against 4 deep): its peeled tail needs K whole, so
+// 224 pixels in 32-lane tiles.
 // NARROW-LABEL: func.func @few_panels
 // NARROW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x8x12x224xf32>)
 // FEW-LABEL: func.func @few_panels
 // FEW-SAME: 32-lane tiles and a 16-lane one (196 -> 208 pixels)
 // FEW: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4x12xf32>, tensor<1x4x208xf32>) outs(%{{.*}} : tensor<1x8x12x208xf32>)
+// SPLITK-LABEL: func.func @few_panels
+// SPLITK-SAME: 32-lane tiles (196 -> 224 pixels)
+// SPLITK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4x12xf32>, tensor<1x4x224xf32>) outs(%{{.*}} : tensor<1x8x12x224xf32>)
 func.func @few_panels(%x: tensor<1x4x14x14xf32>) -> tensor<1x96x14x14xf32> {
   %w = arith.constant dense<0.25> : tensor<96x4x1x1xf32>
   %zero = arith.constant 0.0 : f32
