@@ -60,6 +60,9 @@ struct GemmLayout {
   /// dlc-tile-and-vectorize's K cache tile (its cache-k; 0: unknown): a
   /// GEMM it splits along K takes no pixel tail (see takesDepthWhole).
   int64_t depthTile = 0;
+  /// The largest filter (bytes) a GEMM may take the transposed tile in
+  /// rows of 7 to 12 pixels for (0: any). See layoutFor.
+  int64_t maxTransposedFilterBytes = 0;
   /// The filter panels' width: the tile dim along the filters.
   int64_t panelWidth() const { return pixelRows ? lanes : rows; }
   /// The tile dim along the pixels, which are padded to a multiple of it.
@@ -115,6 +118,9 @@ inline bool takesDepthWhole(int64_t depth, int64_t depthTile) {
 /// `narrowLanes` tail where they are at least the target's minTailPanels and
 /// take their depth whole (tailLanes: MobileNetV2's 14x14 expand convs,
 /// 196 pixels as six 32-lane tiles and a 16-lane one, 208 against 224).
+/// Not in rows of 7 to 12 where the filter is over the target's
+/// maxTransposedFilterBytes (where set: Intel's AVX-512 cores, see
+/// dlc::resolveTarget).
 GemmLayout layoutFor(const GemmLayout &target, int64_t filters, int64_t depth, int64_t pixels);
 
 /// Pixels padded to whole register tiles; past 16 tiles, to an odd number

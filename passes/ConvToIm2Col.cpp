@@ -591,6 +591,7 @@ struct ConvToIm2ColPass : dlc::impl::ConvToIm2ColBase<ConvToIm2ColPass> {
     GemmLayout layout{packRows, padLanes, /*pixelRows=*/false, narrowLanes};
     layout.minTailPanels = minTailPanels;
     layout.depthTile = depthTile;
+    layout.maxTransposedFilterBytes = transposedFilterBytes;
     patterns.add<PointwiseConvToGemm>(&getContext(), layout);
     patterns.add<Im2ColConv>(&getContext(), layout, foldPadding, implicitGemm, fusedColumnsDepth,
                             l2CacheBytes);

@@ -620,7 +620,9 @@ Value winogradConv(OpBuilder &b, Location loc, const Plan &plan, Value x, Value 
 
 struct WinogradConv : OpRewritePattern<linalg::Conv2DNchwFchwOp> {
   WinogradConv(MLIRContext *ctx, const dlc::ConvToWinogradOptions &o)
-      : OpRewritePattern(ctx), opts(o), layout{o.packRows, o.padLanes, false, o.narrowLanes} {}
+      : OpRewritePattern(ctx), opts(o), layout{o.packRows, o.padLanes, false, o.narrowLanes} {
+    layout.maxTransposedFilterBytes = o.transposedFilterBytes;
+  }
   dlc::ConvToWinogradOptions opts;
   /// The register tile's layout, shared with im2col's GEMMs.
   dlc::GemmLayout layout;

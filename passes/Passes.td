@@ -152,6 +152,9 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
     Option<"depthTile", "depth-tile", "int64_t", /*default=*/"0",
            "with narrow-lanes: dlc-tile-and-vectorize's K cache tile (its cache-k); "
            "1x1 convs' GEMMs it splits along K take no tail tile (0: unknown, none split)">,
+    Option<"transposedFilterBytes", "transposed-filter-bytes", "int64_t", /*default=*/"0",
+           "with pack-rows: GEMMs whose filter is over this many bytes keep the row "
+           "panels, never the transposed tile (0: no bound)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,
@@ -219,6 +222,9 @@ def ConvToWinograd : Pass<"dlc-conv-to-winograd", "mlir::func::FuncOp"> {
     Option<"narrowLanes", "narrow-lanes", "int64_t", /*default=*/"0",
            "GEMMs whose tiles pad-lanes pads over 1/8 more than this are padded "
            "to it instead (0: never)">,
+    Option<"transposedFilterBytes", "transposed-filter-bytes", "int64_t", /*default=*/"0",
+           "as dlc-conv-to-im2col's, for the GEMMs and for im2col's layout it weighs "
+           "against (0: no bound)">,
     Option<"cacheWorkspaceBytes", "cache-workspace-bytes", "int64_t", /*default=*/"0",
            "batch chunks whose transformed input stays under this (0: whole batch)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",

@@ -181,6 +181,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     // 4 VM with its L2 taken as 512 KB, one thread, paired rounds; an
     // identical copy 1.005).
     im2col.depthTile = gemmDepthTile(opts);
+    im2col.transposedFilterBytes = opts.transposedFilterBytes;
   }
   // Small stride-1 convs (LeNet's) as outer products per output row, no
   // im2col (see dlc-conv-to-outer-products), with the GEMM tile's register
@@ -204,6 +205,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
     winograd.packRows = im2col.packRows;
     winograd.padLanes = im2col.padLanes;
     winograd.narrowLanes = im2col.narrowLanes;
+    winograd.transposedFilterBytes = im2col.transposedFilterBytes;
     // Batches in chunks of about an image (ResNet-18's transformed input
     // is 1.9 MB per image on 56x56 maps): at batch 8, 2 MB chunks ran 5%
     // (1 thread) to 12% (2 threads) faster than 8 MB ones here; 1 and 2 MB
@@ -410,6 +412,10 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
   Option<int64_t> cores{*this, "cores",
                         llvm::cl::desc("cores the library runs on (0: unknown)"),
                         llvm::cl::init(0)};
+  Option<int64_t> transposedFilterBytes{
+      *this, "transposed-filter-bytes",
+      llvm::cl::desc("conv GEMMs with larger filters keep row panels (0: no bound)"),
+      llvm::cl::init(0)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
                        llvm::cl::init(3)};
   Option<int64_t> maxWorkspaceBytes{*this, "max-workspace-bytes",
@@ -448,6 +454,7 @@ void dlc::registerDlcPipelines() {
       "dlc-cpu-pipeline", "dlc dialect to the LLVM dialect for x86-64 CPUs",
       [](OpPassManager &pm, const CpuPipelineCLOptions &o) {
         buildCpuPipeline(pm, {o.vectorWidth, o.vectorRegisters, o.optLevel, o.maxWorkspaceBytes,
-                               o.rematerialize, o.l2CacheBytes, o.cores});
+                               o.rematerialize, o.l2CacheBytes, o.cores,
+                               o.transposedFilterBytes});
       });
 }

@@ -375,7 +375,8 @@ bool lowerModule(ModuleOp module, const dlc::CompileOptions &opts, const std::st
   }
   dlc::buildCpuPipeline(
       pm, {opts.target.vectorWidth, opts.target.vectorRegisters, opts.optLevel,
-           opts.maxWorkspaceBytes, opts.rematerialize, opts.target.l2CacheBytes, opts.target.cores});
+           opts.maxWorkspaceBytes, opts.rematerialize, opts.target.l2CacheBytes, opts.target.cores,
+           opts.target.transposedFilterBytes});
   if (failed(pm.run(module))) {
     error = "compilation failed: " + (diag.empty() ? std::string("pass pipeline failed") : diag);
     return false;
@@ -531,7 +532,8 @@ bool trialPlan(ModuleOp module, const dlc::CompileOptions &opts, int64_t limit, 
   FirstDiagnostic first(ctx);
   PassManager pm(ctx);
   dlc::buildCpuPipeline(pm, {opts.target.vectorWidth, opts.target.vectorRegisters,
-                             opts.optLevel, limit, remat, opts.target.l2CacheBytes, opts.target.cores});
+                             opts.optLevel, limit, remat, opts.target.l2CacheBytes, opts.target.cores,
+                             opts.target.transposedFilterBytes});
   if (failed(pm.run(*copy))) {
     error = "compilation failed: " + (first.text.empty() ? "pass pipeline failed" : first.text);
     return false;
@@ -716,7 +718,8 @@ bool dlc::compileModel(ImportedModel &model, const CompileOptions &options,
                    {"vector_width", opts.target.vectorWidth},
                    {"vector_registers", opts.target.vectorRegisters},
                    {"l2_cache_bytes", opts.target.l2CacheBytes},
-                   {"cores", opts.target.cores}};
+                   {"cores", opts.target.cores},
+                   {"transposed_filter_bytes", opts.target.transposedFilterBytes}};
   sig["memory_plan"] = {{"arena_bytes", arenaBytes},
                         {"inference_arena_bytes", inference.arenaBytes},
                         {"lower_bound_bytes", inference.lowerBound},

@@ -23,6 +23,17 @@ namespace {
 /// MobileNetV2 then ran in 0.915 of its time, and at 16 lanes throughout in
 /// 0.96-0.97.
 bool splitsWideVectors(llvm::StringRef cpu) { return cpu == "znver4"; }
+
+/// Intel's AVX-512 cores (LLVM names AMD's znver*): there, in the models,
+/// the transposed register tile in rows of 7 pixels (dlc::layoutFor) ran
+/// slower than row panels on GEMMs whose filters are over the L2
+/// (ResNet-50's 7x7 maps, 4 to 9 MB: 0.965 of its time; a 2-core Xeon VM,
+/// session 61), where Zen 5 had measured it faster. Native builds bound
+/// the transposed filters by the L2 there; x86-64-avx512 (tuned on the
+/// device's Sapphire Rapids) does not, unmeasured.
+bool isIntelWithAvx512(llvm::StringRef cpu, const llvm::StringMap<bool> &features) {
+  return features.lookup("avx512f") && !cpu.starts_with("znver");
+}
 } // namespace
 
 bool dlc::resolveTarget(const std::string &name, Target &target, std::string &error) {
@@ -58,6 +69,8 @@ bool dlc::resolveTarget(const std::string &name, Target &target, std::string &er
     target.l2CacheBytes = l2 > 0 ? l2 : 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     target.cores = cores > 0 ? cores : 0;
+    if (isIntelWithAvx512(target.cpu, features))
+      target.transposedFilterBytes = target.l2CacheBytes;
     return true;
   }
   if (name.rfind("cuda:", 0) == 0) {
