@@ -728,9 +728,17 @@ struct ConvToWinogradPass : dlc::impl::ConvToWinogradBase<ConvToWinogradPass> {
     if (maxTile < 2 || packRows <= 0 || padLanes <= 0)
       return;
     RewritePatternSet patterns(&getContext());
-    dlc::ConvToWinogradOptions opts{maxTile,     minPixels,           minChannels,
-                                    packRows,    padLanes,            narrowLanes,
-                                    cacheWorkspaceBytes, vectorWidth};
+    // By name: a positional list shifts silently when Passes.td gains an option.
+    dlc::ConvToWinogradOptions opts;
+    opts.maxTile = maxTile;
+    opts.minPixels = minPixels;
+    opts.minChannels = minChannels;
+    opts.packRows = packRows;
+    opts.padLanes = padLanes;
+    opts.narrowLanes = narrowLanes;
+    opts.transposedFilterBytes = transposedFilterBytes;
+    opts.cacheWorkspaceBytes = cacheWorkspaceBytes;
+    opts.vectorWidth = vectorWidth;
     patterns.add<WinogradConv>(&getContext(), opts);
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
