@@ -134,16 +134,17 @@ dlc::GemmLayout dlc::layoutFor(const GemmLayout &target, int64_t filters, int64_
         return rowPanels;
       // Nor where the filter is over the target's bound (Intel's AVX-512
       // cores: their L2). There, in the model, rows of 7 (14 accumulators)
-      // ran slower than row panels (24) over 64 pixels: ResNet-50's 7x7 maps (4 to 9 MB filters) 0.965 of
-      // its time at one thread and 0.967 at two, batch 8 0.968, ResNet-18
-      // 0.988 (2-core Xeon VM, 2 MB L2, session 61, paired rounds). Alone,
-      // called in a loop, the same convs ran 7-11% faster in rows of 7:
-      // the loss is in how the filters arrive from beyond L2 between other
-      // layers (measured, not explained).
-      // MobileNetV2's (1.6 MB at most) keep them: in row panels the model
-      // took 1.02 and 1.04 of its time. Rows of 14 keep them too: ResNet-
-      // 50's 2.4 MB 3x3 stride-2 conv over 14x14 took 1.87 ms in row
-      // panels against 1.66.
+      // ran slower than row panels (24) over 64 pixels: with ResNet-50's
+      // 7x7 maps (4 to 9 MB filters) in row panels it took 0.954 of its
+      // time at one thread and 0.947 at two (an identical copy 0.965 and
+      // 0.963), batch 8 0.965, ResNet-18 0.944 / 0.952 (2-core Xeon VM,
+      // 2 MB L2, session 61, paired rounds). Alone, called in a loop, the
+      // same convs ran 7-11% faster in rows of 7: the loss is in how the
+      // filters arrive from beyond L2 between other layers (measured, not
+      // explained). MobileNetV2's (1.6 MB at most) keep the rows: in row
+      // panels the model took 1.02 and 1.04 of its time. Rows of 14 keep
+      // them too: ResNet-50's 2.4 MB 3x3 stride-2 conv over 14x14 took
+      // 1.87 ms in row panels against 1.66.
       constexpr int64_t kFloatBytes = 4;
       if (target.maxTransposedFilterBytes > 0 &&
           filters * depth * kFloatBytes > target.maxTransposedFilterBytes)

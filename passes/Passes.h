@@ -35,8 +35,9 @@ struct CpuPipelineOptions {
   bool rematerialize = false;    ///< recompute cheap tensors at late uses
   int64_t l2CacheBytes = 0;      ///< one core's L2; 0: unknown
   int64_t cores = 0;             ///< cores the library runs on; 0: unknown
-  /// Conv GEMMs with filters over this many bytes never take the
-  /// transposed tile (dlc::layoutFor); 0: no bound.
+  /// Conv GEMMs with filters over this many bytes keep row panels where
+  /// they would take the transposed tile in rows of 7 to 12 pixels
+  /// (dlc::layoutFor); 0: no bound.
   int64_t transposedFilterBytes = 0;
 };
 

@@ -154,7 +154,8 @@ def ConvToIm2Col : Pass<"dlc-conv-to-im2col", "mlir::func::FuncOp"> {
            "1x1 convs' GEMMs it splits along K take no tail tile (0: unknown, none split)">,
     Option<"transposedFilterBytes", "transposed-filter-bytes", "int64_t", /*default=*/"0",
            "with pack-rows: GEMMs whose filter is over this many bytes keep the row "
-           "panels, never the transposed tile (0: no bound)">,
+           "panels where they would take the transposed tile in rows of 7 to 12 "
+           "pixels (0: no bound)">,
     Option<"foldPadding", "fold-padding", "bool", /*default=*/"false",
            "unpacked im2col reads a zero-padded input's source, zeros outside it, "
            "instead of a padded copy">,

@@ -414,7 +414,8 @@ struct CpuPipelineCLOptions : PassPipelineOptions<CpuPipelineCLOptions> {
                         llvm::cl::init(0)};
   Option<int64_t> transposedFilterBytes{
       *this, "transposed-filter-bytes",
-      llvm::cl::desc("conv GEMMs with larger filters keep row panels (0: no bound)"),
+      llvm::cl::desc("conv GEMMs with larger filters keep row panels, not rows of 7 to 12 "
+                     "pixels (0: no bound)"),
       llvm::cl::init(0)};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0 disables tiling"),
                        llvm::cl::init(3)};

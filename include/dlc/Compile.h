@@ -18,8 +18,9 @@ struct Target {
   int64_t vectorRegisters = 16; ///< 32 with AVX-512 (also at 8 lanes: ymm0-31)
   int64_t l2CacheBytes = 0;     ///< one core's L2 (native: the host's); 0: unknown
   int64_t cores = 0;            ///< cores it runs on (native: the host's); 0: unknown
-  /// Conv GEMMs with larger filters keep row panels, never the transposed
-  /// tile (Intel's AVX-512 cores: the L2; see resolveTarget); 0: no bound.
+  /// Conv GEMMs with larger filters keep row panels where they would take
+  /// the transposed tile in rows of 7 to 12 pixels (Intel's AVX-512 cores:
+  /// the L2; see resolveTarget); 0: no bound.
   int64_t transposedFilterBytes = 0;
   bool isCuda() const { return name.rfind("cuda:", 0) == 0; }
 };

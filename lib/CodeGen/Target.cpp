@@ -27,7 +27,7 @@ bool splitsWideVectors(llvm::StringRef cpu) { return cpu == "znver4"; }
 /// Intel's AVX-512 cores (LLVM names AMD's znver*): there, in the models,
 /// the transposed register tile in rows of 7 pixels (dlc::layoutFor) ran
 /// slower than row panels on GEMMs whose filters are over the L2
-/// (ResNet-50's 7x7 maps, 4 to 9 MB: 0.965 of its time; a 2-core Xeon VM,
+/// (ResNet-50's 7x7 maps, 4 to 9 MB: 0.95 of its time; a 2-core Xeon VM,
 /// session 61), where Zen 5 had measured it faster. Native builds bound
 /// the transposed filters by the L2 there; x86-64-avx512 (tuned on the
 /// device's Sapphire Rapids) does not, unmeasured.
