@@ -131,12 +131,15 @@ def dlc_side(path, lib, threads, seconds, head):
         fifos = [os.path.join(tmp, name) for name in ("ctl", "ack")]
         for fifo in fifos:
             os.mkfifo(fifo)
-        subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "10000", "-o", data,
-                        "--delay=-1", f"--control=fifo:{fifos[0]},{fifos[1]}",
-                        sys.executable, os.path.abspath(__file__), path, lib, "--threads",
-                        str(threads), "--seconds", str(seconds), "--loop", "--fifos",
-                        ",".join(fifos)],
-                       check=True, capture_output=True)
+        record = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F", "10000",
+                                 "-o", data, "--delay=-1", f"--control=fifo:{fifos[0]},{fifos[1]}",
+                                 sys.executable, os.path.abspath(__file__), path, lib,
+                                 "--threads", str(threads), "--seconds", str(seconds), "--loop",
+                                 "--fifos", ",".join(fifos)],
+                                capture_output=True, text=True)
+        if record.returncode != 0:
+            sys.exit("layer_compare.py: perf record (5.10 or later, for --control) or the "
+                     f"loop under it failed:\n{record.stderr.strip()[-2000:]}")
         report = subprocess.run(["perf", "report", "-i", data, "--sort", "sym", "--stdio"],
                                 check=True, capture_output=True, text=True).stdout
     feeds, outs = model_arrays(onnx.load(path).graph)
