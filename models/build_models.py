@@ -434,17 +434,20 @@ def op_models():
     # at a time. batch_mixed ends in a Softmax over the batch, which must
     # keep the batch whole.
     # batch_split_skip adds to the logits a value that goes around the
-    # Gemm (each image's mean activation), so its classifier cannot run as
-    # the batch tail: each image's run writes its outputs.
+    # Gemm (each image's mean activation), so the batch tail starts before
+    # both branches; batch_split_around adds the input's mean, a value
+    # around every layer, so there is no tail: each image's run writes its
+    # outputs.
     for name, mixed in (("batch_split", False), ("batch_mixed", True),
-                        ("batch_split_skip", False)):
+                        ("batch_split_skip", False), ("batch_split_around", False)):
         g = Graph(17)
         a = g.node("Relu", [g.bn(g.conv("x", 8, 16, 3, 1, 1), 16)])  # 4x16x144x144
         b = g.node("Relu", [g.conv(g.node("MaxPool", [a], kernel_shape=[2, 2], strides=[2, 2]),
                                    16, 32, 3, 2, 1)])  # 4x32x36x36
         logits = g.gemm(g.node("Flatten", [g.node("GlobalAveragePool", [b])]), 32, 10)
-        if name == "batch_split_skip":
-            mean = g.node("Flatten", [g.node("ReduceMean", [b], axes=[1, 2, 3])])  # 4x1
+        if name in ("batch_split_skip", "batch_split_around"):
+            around = b if name == "batch_split_skip" else "x"
+            mean = g.node("Flatten", [g.node("ReduceMean", [around], axes=[1, 2, 3])])  # 4x1
             logits = g.node("Add", [logits, mean])
         y = g.node("Softmax", [logits], axis=0 if mixed else 1)
         models[name] = g.model(name, [tensor("x", [4, 8, 144, 144])], [tensor(y, [4, 10])])

@@ -96,12 +96,17 @@ typedef struct dlc_model_meta {
    * each input and output advanced by 1/batch_runs of its bytes. */
   int64_t batch_runs;
   /* With batch_runs > 1, non-NULL where the model ends in ops on the whole
-   * batch (a classifier, whose weights an image at a time would read once
-   * per image): each image's run writes its share of a tail_input_bytes
-   * buffer instead of the output, and tail_entry(args = that buffer, the
-   * outputs, the arena, the pool) then computes the outputs once. */
+   * batch (a classifier, late layers: weights that an image at a time
+   * would read once per image): each image's run writes its share of a
+   * tail_input_bytes buffer instead of the output, and tail_entry(args =
+   * that buffer, the outputs, the arena, the pool) then computes the
+   * outputs once. */
   void (*tail_entry)(void **args);
   int64_t tail_input_bytes;
+  /* With batch_runs > 1, the bytes one image's run needs of an arena (its
+   * plan alone): the arenas of images run side by side past the first,
+   * which runs on the model's, whose size also covers the tail. */
+  int64_t image_arena_bytes;
 } dlc_model_meta;
 
 extern DLC_HIDDEN const dlc_model_meta dlc_meta;

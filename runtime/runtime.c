@@ -70,6 +70,13 @@ static int set_error(char *buf, int code, const char *fmt, ...) {
 
 DLC_API size_t dlc_arena_bytes(void) { return (size_t)dlc_meta.arena_bytes; }
 
+/* An image slot's arena past the first (run_per_image), 64-byte rounded:
+ * one image's plan, without the batch tail's plan and input. */
+static size_t image_arena_bytes(void) {
+  int64_t bytes = dlc_meta.image_arena_bytes ? dlc_meta.image_arena_bytes : dlc_meta.arena_bytes;
+  return (size_t)(bytes + 63) / 64 * 64;
+}
+
 DLC_API const char *dlc_signature_json(void) { return dlc_meta.signature_json; }
 
 /* The persistent region and the train step's argument array, filled with
@@ -207,8 +214,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
     slots = 1;
   void **run_args = m ? calloc(nargs * (size_t)slots, sizeof(void *)) : NULL;
   if (m && slots > 1) {
-    size_t bytes = (size_t)(dlc_arena_bytes() + 63) / 64 * 64;
-    m->image_arenas = alloc_arena(bytes * (size_t)(slots - 1));
+    m->image_arenas = alloc_arena(image_arena_bytes() * (size_t)(slots - 1));
     if (!m->image_arenas) {
       free(run_args);
       run_args = NULL;
@@ -413,7 +419,7 @@ static void **slot_args(dlc_model *m, int k, dlc_pool *pool) {
   memcpy(args, m->args, nargs * sizeof(void *));
   if (k > 0)
     args[nargs - 2] =
-        m->image_arenas + (size_t)(k - 1) * ((size_t)(dlc_arena_bytes() + 63) / 64 * 64);
+        m->image_arenas + (size_t)(k - 1) * image_arena_bytes();
   args[nargs - 1] = pool;
   return args;
 }

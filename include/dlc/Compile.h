@@ -77,16 +77,17 @@ bool compileCudaModel(ImportedModel &model, const CompileOptions &options, std::
 int64_t separableBatch(const ImportedModel &batched, const ImportedModel &single,
                        std::string &why);
 
-/// For a model separableBatch splits: where its output comes, through
-/// ops on its own alone, from a matrix-vector product per image (a
-/// convnet's classifier: flatten, Gemm, softmax), cuts `single` (batch 1)
-/// at that product's input and builds `tail`, the rest on the whole batch
-/// (a func main(cut) -> outputs, from `batched`): the runtime runs `single`
-/// per image into the batch of cuts, then `tail` once, which reads each
-/// weight once for the batch instead of once an image. `cut` gets the
-/// batch's cut tensor and `what` a line for `dlc inspect`. False, changing
-/// nothing, where there is no such product or the model has several
-/// outputs.
+/// For a model separableBatch splits: cuts `single` (batch 1) at a value
+/// through which alone its output depends on its inputs, and builds `tail`,
+/// the ops after it on the whole batch (a func main(cut) -> outputs, from
+/// `batched`): the runtime runs `single` per image into the batch of cuts,
+/// then `tail` once. The cut is where the matmuls and convs after it save
+/// the most reads by running on the batch: each weight read once for the
+/// batch instead of once an image, less the activations that overflow the
+/// cache once batched (a convnet's classifier; ResNet's 14x14 and 7x7
+/// stages). `cut` gets the batch's cut tensor and `what` a line for `dlc
+/// inspect`. False, changing nothing, where no cut saves anything or the
+/// model has several outputs.
 bool splitBatchTail(ImportedModel &single, const ImportedModel &batched,
                     mlir::OwningOpRef<mlir::ModuleOp> &tail, TensorSignature &cut,
                     std::string &what);
