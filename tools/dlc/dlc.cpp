@@ -353,14 +353,18 @@ int inspectCommand(int argc, char **argv) {
            target["vector_width"].get<int>(), target.value("vector_registers", 16));
   const auto &plan = sig["memory_plan"];
   int64_t arena = plan["arena_bytes"], bound = plan["lower_bound_bytes"];
+  // With a batch tail the arena also holds the tail's plan and its input:
+  // the ratio is the plan's own (one image's) against its bound.
+  int64_t own = sig.contains("batch_tail") ? plan.value("inference_arena_bytes", arena) : arena;
   printf("memory plan: arena %lld bytes, lower bound %lld bytes (peak live), ratio %.3f, "
          "%lld buffers, %d-byte aligned\n",
-         (long long)arena, (long long)bound, bound ? (double)arena / bound : 1.0,
+         (long long)arena, (long long)bound, bound ? (double)own / bound : 1.0,
          (long long)plan["buffers"].get<int64_t>(), plan["alignment"].get<int>());
   if (sig.contains("batch_runs"))
-    printf("batch: %lld images, run one at a time (batch-separable; the plan above is one "
-           "image's)\n",
-           (long long)sig["batch_runs"].get<int64_t>());
+    printf("batch: %lld images, run one at a time (batch-separable; %s)\n",
+           (long long)sig["batch_runs"].get<int64_t>(),
+           sig.contains("batch_tail") ? "the lower bound above is one image's plan's"
+                                      : "the plan above is one image's");
   else if (sig.contains("batch_kept"))
     printf("batch: run whole (%s)\n", sig["batch_kept"].get<std::string>().c_str());
   if (sig.contains("batch_tail")) {
@@ -369,9 +373,10 @@ int inspectCommand(int argc, char **argv) {
     std::string shape;
     for (const auto &d : tail["input"][0]["shape"])
       shape += (shape.empty() ? "" : "x") + std::to_string(d.get<int64_t>());
-    printf("batch tail: %s, run once on the images' %s results (its plan: %lld bytes)\n",
+    printf("batch tail: %s, run once on the images' %s results (its plan: %lld bytes; one "
+           "image's: %lld; the arena holds the larger, then the tail's input)\n",
            tail["ops"].get<std::string>().c_str(), shape.c_str(),
-           (long long)tail["arena_bytes"].get<int64_t>());
+           (long long)tail["arena_bytes"].get<int64_t>(), (long long)own);
   }
   if (sig.contains("conv_kernels")) {
     printf("convolutions (%zu):\n", sig["conv_kernels"].size());
