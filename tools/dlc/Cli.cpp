@@ -85,7 +85,8 @@ bool compileOnnxFile(const std::string &model, const dlc::ImportOptions &importO
   // the whole batch.
   mlir::OwningOpRef<mlir::ModuleOp> tail;
   if (options.batchRuns > 1 &&
-      dlc::splitBatchTail(single, imported, tail, options.batchTailInput, options.batchTail))
+      dlc::splitBatchTail(single, imported, options.target.cores, tail, options.batchTailInput,
+                          options.batchTail))
     options.batchTailModule = *tail;
   if (dlc::compileModel(options.batchRuns > 1 ? single : imported, options, error))
     return true;

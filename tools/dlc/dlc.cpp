@@ -33,6 +33,7 @@ int usage() {
           "              [--input-shape NAME=DIMS]... [--bind NAME=FILE.npy]... [-O0..-O3]\n"
           "              [--emit=mlir|llvm|asm|obj|lib|ptx|cubin] [--print-ir-after-all]\n"
           "              [--no-batch-split] (keep a separable batch together)\n"
+          "              [--cores N] (the cores it will run on; native: the host's)\n"
           "              [--precision=fp32|tf32|bf16|fp16] (CUDA targets; default tf32)\n"
           "  dlc run LIB.so [--input NAME=FILE.npy]... --output-dir DIR [--repeat N]\n"
           "              [--threads N] [--print-time] [--seed S]\n"
@@ -65,6 +66,7 @@ int compileCommand(int argc, char **argv) {
   dlc::CompileOptions opts;
   dlc::ImportOptions importOpts;
   bool batchSplit = true;
+  int64_t cores = 0; ///< --cores; 0: the target's
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (optionValue(argc, argv, i, "-o", value)) {
@@ -126,6 +128,11 @@ int compileCommand(int argc, char **argv) {
       opts.printIrAfterAll = true;
     } else if (arg == "--no-batch-split") {
       batchSplit = false;
+    } else if (optionValue(argc, argv, i, "--cores", value)) {
+      char *end = nullptr;
+      cores = strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || cores <= 0)
+        return fail("--cores expects a positive integer (got '" + value + "')");
     } else if (!arg.empty() && arg[0] == '-') {
       return fail("unknown option '" + arg + "'");
     } else if (model.empty()) {
@@ -141,6 +148,10 @@ int compileCommand(int argc, char **argv) {
     return fail("output '" + opts.output + "' is the input model; refusing to overwrite it");
   if (!dlc::resolveTarget(target, opts.target, error))
     return fail(error);
+  // The cores the library is for: a cross build's are unknown unless given
+  // (how GEMMs split their panels per core, where a batch tail starts).
+  if (cores)
+    opts.target.cores = cores;
   importOpts.trainable = opts.train.enabled;
   return compileOnnxFile(model, importOpts, opts, error, batchSplit) ? 0 : fail(error);
 }
