@@ -86,9 +86,9 @@ int64_t separableBatch(const ImportedModel &batched, const ImportedModel &single
 /// batch instead of once an image, less the activations that overflow the
 /// cache once batched (a convnet's classifier; ResNet's 14x14 and 7x7
 /// stages where the target's `cores` have at least 4 images each; else
-/// the latest cut that saves anything). `cut` gets the batch's cut tensor and `what` a line for `dlc
-/// inspect`. False, changing nothing, where no cut saves anything or the
-/// model has several outputs.
+/// the latest cut that saves anything). `cut` gets the batch's cut tensor
+/// and `what` a line for `dlc inspect`. False, changing nothing, where no
+/// cut saves anything or the model has several outputs.
 bool splitBatchTail(ImportedModel &single, const ImportedModel &batched, int64_t cores,
                     mlir::OwningOpRef<mlir::ModuleOp> &tail, TensorSignature &cut,
                     std::string &what);
