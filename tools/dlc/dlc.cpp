@@ -374,7 +374,7 @@ int inspectCommand(int argc, char **argv) {
   if (sig.contains("batch_runs"))
     printf("batch: %lld images, run one at a time (batch-separable; %s)\n",
            (long long)sig["batch_runs"].get<int64_t>(),
-           sig.contains("batch_tail") ? "the lower bound above is one image's plan's"
+           sig.contains("batch_tail") ? "the lower bound above is of one image's plan"
                                       : "the plan above is one image's");
   else if (sig.contains("batch_kept"))
     printf("batch: run whole (%s)\n", sig["batch_kept"].get<std::string>().c_str());
