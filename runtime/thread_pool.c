@@ -16,6 +16,71 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef DLC_POOL_STATS
+/* The per-loop clock of bench/pool_stats.py, which builds the runtime with
+ * -DDLC_POOL_STATS into a directory of its own and compiles the model
+ * through DLC_RUNTIME_DIR; never in an artifact `dlc compile` builds. For
+ * each loop body (its outlined function's address): calls, iterations,
+ * and TSC cycles from the dispatch to the loop's end (wall), of the
+ * caller's and worker 1's time in `work`, of the caller's wait after its
+ * own work and of worker 1's start after the dispatch. Written at exit to
+ * $DLC_POOL_STATS, one line per body, its address as an offset into the
+ * library. A loop run on one thread (inline) counts its wall time only.
+ * One dispatching thread (no batch groups) is assumed. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <x86intrin.h>
+
+enum { STATS_SLOTS = 1024 };
+typedef struct loop_stats {
+  void *body;
+  unsigned long long calls, iterations, wall, caller_work, caller_wait;
+  _Atomic unsigned long long worker_work, worker_delay;
+} loop_stats;
+static loop_stats stats[STATS_SLOTS];
+static loop_stats *_Atomic current_stats;
+static _Atomic unsigned long long dispatched_at;
+
+/* A loop's key: its generated body; run_plain's context (a plain_body,
+ * below) holds that first. */
+static loop_stats *stats_for_loop(dlc_thread_body_fn fn, void *ctx);
+
+static loop_stats *stats_for(void *body) {
+  unsigned h = (unsigned)(((uintptr_t)body >> 4) % STATS_SLOTS);
+  while (stats[h].body && stats[h].body != body)
+    h = (h + 1) % STATS_SLOTS;
+  stats[h].body = body;
+  return &stats[h];
+}
+
+__attribute__((destructor)) static void write_stats(void) {
+  const char *path = getenv("DLC_POOL_STATS");
+  FILE *f = path ? fopen(path, "w") : NULL;
+  if (!f)
+    return;
+  /* The TSC's rate, against the monotonic clock over 20 ms. */
+  struct timespec pause = {0, 20000000}, a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  unsigned long long c0 = __rdtsc();
+  nanosleep(&pause, NULL);
+  unsigned long long c1 = __rdtsc();
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+  fprintf(f, "tsc_per_ns %.6f\n", (double)(c1 - c0) / ns);
+  for (int i = 0; i < STATS_SLOTS; ++i) {
+    loop_stats *e = &stats[i];
+    Dl_info info;
+    if (!e->body || !dladdr(e->body, &info))
+      continue;
+    fprintf(f, "%lx %llu %llu %llu %llu %llu %llu %llu\n",
+            (unsigned long)((char *)e->body - (char *)info.dli_fbase), e->calls, e->iterations,
+            e->wall, e->caller_work, e->caller_wait, atomic_load(&e->worker_work),
+            atomic_load(&e->worker_delay));
+  }
+  fclose(f);
+}
+#endif
+
 enum {
   SPIN_NS = 2000000, /* 2 ms, as OpenMP runtimes spin before sleeping */
   /* Chunks per thread: the granule a thread that is done can take over.
@@ -205,8 +270,19 @@ static void serve(dlc_pool *p, int index, unsigned long seen) {
     l.parts = atomic_load_explicit(&p->parts, memory_order_relaxed);
     l.backward = atomic_load_explicit(&p->backward, memory_order_relaxed);
     seen = l.gen;
+#ifdef DLC_POOL_STATS
+    unsigned long long start = __rdtsc();
+    loop_stats *e = atomic_load(&current_stats);
+#endif
     if (index < l.parts)
       work(p, index, &l);
+#ifdef DLC_POOL_STATS
+    if (index == 1 && e) {
+      unsigned long long at = atomic_load(&dispatched_at);
+      atomic_fetch_add(&e->worker_work, __rdtsc() - start);
+      atomic_fetch_add(&e->worker_delay, start > at ? start - at : 0);
+    }
+#endif
   }
 }
 
@@ -216,6 +292,10 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
+#ifdef DLC_POOL_STATS
+static void run_plain(void *body, int64_t lo, int64_t hi, int thread);
+#endif
+
 /* Runs fn over [0, n) on the pool's active threads, each share back to
  * front where `backward`. */
 static void dispatch(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n, int backward) {
@@ -224,7 +304,18 @@ static void dispatch(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n, i
             n < (int64_t)parts * CHUNKS_PER_THREAD ? n : (int64_t)parts * CHUNKS_PER_THREAD,
             parts, backward};
   if (parts <= 1) {
+#ifdef DLC_POOL_STATS
+    loop_stats *one = stats_for_loop(fn, ctx);
+    unsigned long long start = __rdtsc();
+#endif
     run_range(0, &l, 0, n);
+#ifdef DLC_POOL_STATS
+    unsigned long long took = __rdtsc() - start;
+    one->calls++;
+    one->iterations += (unsigned long long)n;
+    one->wall += took;
+    one->caller_work += took;
+#endif
     return;
   }
   atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
@@ -238,17 +329,37 @@ static void dispatch(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n, i
     atomic_store_explicit(&p->shares[t].word,
                           pack(l.gen, l.chunks * t / parts, l.chunks * (t + 1) / parts),
                           memory_order_relaxed);
+#ifdef DLC_POOL_STATS
+  loop_stats *e = stats_for_loop(fn, ctx);
+  atomic_store(&current_stats, e);
+  unsigned long long t0 = __rdtsc();
+  atomic_store(&dispatched_at, t0);
+#endif
   atomic_store_explicit(&p->generation, l.gen, memory_order_release);
   pthread_mutex_lock(&p->mu); /* wakes workers that stopped spinning */
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->mu);
+#ifdef DLC_POOL_STATS
+  unsigned long long t1 = __rdtsc();
+#endif
   work(p, 0, &l);
+#ifdef DLC_POOL_STATS
+  unsigned long long t2 = __rdtsc();
+#endif
   if (!spin_until(loop_finished, p)) {
     pthread_mutex_lock(&p->mu);
     while (!loop_finished(p))
       pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
   }
+#ifdef DLC_POOL_STATS
+  unsigned long long t3 = __rdtsc();
+  e->calls++;
+  e->iterations += (unsigned long long)n;
+  e->wall += t3 - t0;
+  e->caller_work += t2 - t1;
+  e->caller_wait += t3 - t2;
+#endif
 }
 
 void dlc_parallel_for_threads(dlc_pool *p, dlc_thread_body_fn fn, void *ctx, int64_t n) {
@@ -267,6 +378,12 @@ static void run_plain(void *body, int64_t lo, int64_t hi, int thread) {
   (void)thread;
   ((plain_body *)body)->fn(((plain_body *)body)->ctx, lo, hi);
 }
+
+#ifdef DLC_POOL_STATS
+static loop_stats *stats_for_loop(dlc_thread_body_fn fn, void *ctx) {
+  return stats_for(fn == run_plain ? (void *)((plain_body *)ctx)->fn : (void *)fn);
+}
+#endif
 
 /* Called by the generated code for each outermost parallel loop. The
  * adapter may live on this stack: dlc_parallel_for_threads returns only
