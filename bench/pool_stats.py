@@ -2,6 +2,7 @@
 """Where a model's time goes in the thread pool, loop by loop.
 
   bench/pool_stats.py MODEL.onnx [--threads 1,2] [--seconds 5] [--dlc build/tools/dlc/dlc]
+                     [--top 25] [--compile-args "--cores 4"]
 
 Builds the runtime with -DDLC_POOL_STATS (runtime/thread_pool.c's per-loop
 clock) into a temporary directory, compiles the model against it through
@@ -104,6 +105,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--dlc", default=os.path.join(ROOT, "build", "tools", "dlc", "dlc"))
     ap.add_argument("--top", type=int, default=25, help="loops listed, longest first")
+    ap.add_argument("--compile-args", default="",
+                    help="more `dlc compile` arguments, one string (\"--cores 4\")")
     args = ap.parse_args()
     try:
         counts = [int(t) for t in args.threads.split(",")]
@@ -115,7 +118,8 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         build_runtime(work)
         lib = os.path.join(work, "model.so")
-        if subprocess.run([args.dlc, "compile", args.model, "-o", lib],
+        if subprocess.run([args.dlc, "compile", args.model, "-o", lib,
+                           *args.compile_args.split()],
                           env=dict(os.environ, DLC_RUNTIME_DIR=work)).returncode != 0:
             sys.exit("pool_stats: dlc compile failed")
         one = collect(args, work, lib, 1) if counts[0] == 1 else None
