@@ -37,8 +37,7 @@ def build_runtime(out_dir):
     for name in os.listdir(os.path.join(ROOT, "runtime")):
         if name.endswith(".h"):
             shutil.copy(os.path.join(ROOT, "runtime", name), out_dir)
-    cc = "clang-19" if subprocess.run(["which", "clang-19"], capture_output=True).returncode == 0 \
-        else "cc"
+    cc = shutil.which("clang-19") or "cc"
     flags = ["-O2", "-fPIC", "-fvisibility=hidden", "-std=gnu11", "-D_GNU_SOURCE",
              "-DDLC_POOL_STATS", f"-I{ROOT}/runtime", f"-I{ROOT}/include"]
     objects = []
