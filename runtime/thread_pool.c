@@ -45,11 +45,14 @@ static _Atomic unsigned long long dispatched_at;
  * below) holds that first. */
 static loop_stats *stats_for_loop(dlc_thread_body_fn fn, void *ctx);
 
+/* Its slot (open addressing); past STATS_SLOTS bodies, the last probed
+ * slot's, shared, rather than a probe that never ends. */
 static loop_stats *stats_for(void *body) {
   unsigned h = (unsigned)(((uintptr_t)body >> 4) % STATS_SLOTS);
-  while (stats[h].body && stats[h].body != body)
+  for (int probes = 1; stats[h].body && stats[h].body != body && probes < STATS_SLOTS; ++probes)
     h = (h + 1) % STATS_SLOTS;
-  stats[h].body = body;
+  if (!stats[h].body)
+    stats[h].body = body;
   return &stats[h];
 }
 
