@@ -41,7 +41,7 @@ def build_runtime(out_dir):
     flags = ["-O2", "-fPIC", "-fvisibility=hidden", "-std=gnu11", "-D_GNU_SOURCE",
              "-DDLC_POOL_STATS", f"-I{ROOT}/runtime", f"-I{ROOT}/include"]
     objects = []
-    for src in ("runtime.c", "thread_pool.c", "cuda.c"):
+    for src in ("runtime.c", "thread_pool.c", "huge_pages.c", "cuda.c"):
         obj = os.path.join(out_dir, src.replace(".c", ".o"))
         subprocess.run([cc, *flags, "-c", os.path.join(ROOT, "runtime", src), "-o", obj],
                        check=True)

@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE under -std=c11 */
 #include "dlc/runtime.h"
 #include "denormals.h"
+#include "huge_pages.h"
 #include "model_abi.h"
 #include "thread_pool.h"
 
@@ -192,6 +193,7 @@ DLC_API int dlc_create(dlc_model **out, void *arena, size_t arena_bytes) {
   *out = NULL;
   if (dlc_meta.gpu)
     return create_gpu(out, arena);
+  dlc_weights_to_huge_pages();
   if (arena && arena_bytes < dlc_arena_bytes())
     return set_error(create_error, DLC_ERROR_INVALID_ARGUMENT,
                      "dlc_create: arena of %zu bytes is smaller than the %zu the model needs",
