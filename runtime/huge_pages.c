@@ -33,7 +33,8 @@ static int huge_pages_available(void) {
   return ok;
 }
 
-/* [lo, hi) (2 MB-aligned) replaced by a copy in huge pages; 1 on success. */
+/* [lo, hi) (2 MB-aligned) replaced by a copy in huge pages; 1 on success,
+ * 0 where the file's pages stay. */
 static int move_to_huge_pages(uintptr_t lo, uintptr_t hi) {
   size_t n = hi - lo;
   /* A 2 MB-aligned home for the copy: mremap keeps its huge pages only
@@ -46,8 +47,7 @@ static int move_to_huge_pages(uintptr_t lo, uintptr_t hi) {
   char *copy = (char *)start;
   if (copy > raw)
     munmap(raw, (size_t)(copy - raw));
-  if (copy + n < raw + n + kHugePage)
-    munmap(copy + n, (size_t)(raw + n + kHugePage - (copy + n)));
+  munmap(copy + n, (size_t)(raw + kHugePage - copy)); /* copy - raw < 2 MB */
   madvise(copy, n, MADV_HUGEPAGE);
   memcpy(copy, (const void *)lo, n);
   if (mprotect(copy, n, PROT_READ) != 0 ||
@@ -57,9 +57,6 @@ static int move_to_huge_pages(uintptr_t lo, uintptr_t hi) {
   }
   return 1;
 }
-
-/* Bytes moved by the one call that does anything. */
-static size_t moved_bytes;
 
 /* dl_iterate_phdr's callback: in the object holding `data` (an address of
  * this library), each read-only PT_LOAD segment's 2 MB-aligned interior. */
@@ -80,8 +77,8 @@ static int move_own_segments(struct dl_phdr_info *info, size_t size, void *data)
       continue;
     uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
     uintptr_t a = (lo + kHugePage - 1) / kHugePage * kHugePage, b = hi / kHugePage * kHugePage;
-    if (b > a && move_to_huge_pages(a, b))
-      moved_bytes += b - a;
+    if (b > a)
+      move_to_huge_pages(a, b);
   }
   return 1;
 }
@@ -95,7 +92,4 @@ static void move_once(void) {
   dl_iterate_phdr(move_own_segments, (void *)(uintptr_t)&move_once);
 }
 
-size_t dlc_weights_to_huge_pages(void) {
-  pthread_once(&once, move_once);
-  return moved_bytes;
-}
+void dlc_weights_to_huge_pages(void) { pthread_once(&once, move_once); }

@@ -15,11 +15,12 @@
 /* The 2 MB-aligned part of this library's read-only data segments, copied
  * into anonymous memory advised for huge pages and moved over the file's
  * pages (mremap: readers see the old bytes or the copy, never a gap). Only
- * the first call does anything; later ones return what it did. Skipped
+ * the first call does anything. Skipped
  * where DLC_HUGE_WEIGHTS=0 is set in the environment, where transparent
  * huge pages are off, or where a step fails (the file's pages stay).
- * Returns the bytes moved. The copy is private memory of this process:
- * processes no longer share the page cache's copy of the weights. */
-size_t dlc_weights_to_huge_pages(void);
+ * The copy is private memory of this process: processes no longer share
+ * the page cache's copy of the weights. (Whether it moved shows in
+ * /proc/self/maps: test/Runtime/huge-weights.test.) */
+void dlc_weights_to_huge_pages(void);
 
 #endif
