@@ -88,6 +88,8 @@ Value pixelRowsGemm(OpBuilder &b, Location loc, Value wPanels, Value cols, Value
         [](OpBuilder &nb, Location l, ValueRange args) { nb.create<linalg::YieldOp>(l, args[0]); });
     // See writeRowTilesInProducers.
     pack->setAttr(kPackedRowTiles, b.getUnitAttr());
+    // By channel (k), as the producer wrote them.
+    pack->setAttr(dlc::kShareByDimAttr, b.getI64IntegerAttr(2));
     packed = pack.getResult(0);
   }
   Value acc5 = b.create<tensor::ExpandShapeOp>(

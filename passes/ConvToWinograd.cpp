@@ -287,12 +287,16 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
   Terms cols = terms;
   for (int32_t &j : cols.col)
     j = (j % m) * (tx + 1) + j / m;
-  return transformStage(
+  Value v = transformStage(
       b, loc, cols, 1, into, [&](BodyIndex &ix, Value at) {
         Value q = ix.add(at, ix.dim(5));
         return ix.b.create<tensor::ExtractOp>(
             ix.loc, rows, ValueRange{ix.dim(2), ix.dim(3), ix.dim(0), ix.dim(4), q});
       });
+  // Shared out by channel, as the row stage was (see dlc::kShareByDimAttr),
+  // though V is laid out point first for the GEMMs.
+  v.getDefiningOp()->setAttr(dlc::kShareByDimAttr, b.getI64IntegerAttr(3));
+  return v;
 }
 
 /// What the conv's accumulator starts from where it is known: a scalar

@@ -394,8 +394,10 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
             Value zero = nb.create<arith::ConstantOp>(l, nb.getZeroAttr(elem));
             nb.create<linalg::YieldOp>(l, readInsideOr(nb, l, xp, h, w, zero, cDim));
           });
-  if (order == ColumnOrder::RowsOuter)
+  if (order == ColumnOrder::RowsOuter) {
     columns->setAttr(kRowTileColumnsAttr, b.getUnitAttr());
+    columns->setAttr(kShareByDimAttr, b.getI64IntegerAttr(cDim));
+  }
   return columns.getResult(0);
 }
 

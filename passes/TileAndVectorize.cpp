@@ -1332,7 +1332,17 @@ struct TileAndVectorizePass
       outer[1] = 1;
       outer[2] = rowBlock(ranges[2], ranges[0] * ranges[1]);
     }
-    linalg::LinalgOp row = tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true);
+    // The dim the producer shared out first (see dlc::kShareByDimAttr).
+    SmallVector<int64_t> interchange;
+    if (auto dim = op->getAttrOfType<IntegerAttr>(dlc::kShareByDimAttr);
+        dim && dim.getInt() < int64_t(rank) && outer[dim.getInt()] != 0) {
+      interchange.push_back(dim.getInt());
+      for (int64_t d = 0; d < int64_t(rank); ++d)
+        if (d != dim.getInt())
+          interchange.push_back(d);
+    }
+    linalg::LinalgOp row =
+        tile(rewriter, op, outer, /*loops=*/nullptr, /*forall=*/true, interchange);
     if (row)
       vectorizeRows(rewriter, row);
   }

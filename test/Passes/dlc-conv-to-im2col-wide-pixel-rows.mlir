@@ -42,9 +42,12 @@ func.func @shallow_7x7(%x: tensor<1x128x7x7xf32>, %init: tensor<1x64x7x7xf32>) -
 
 // A 14x14 map (196 pixels) at least 256 deep over at least 256 filters:
 // rows of 14 pixels, the map whole, where 32-lane tiles pad it to 224.
+// The transpose that packs the row tiles [N, OH, C, OW] is shared out by
+// channel (dim 2), as the input's producer wrote them.
 // CHECK-LABEL: func.func @rows_of_14
 // CHECK-SAME: dlc.conv_kernels = ["?: 1x1 as GEMM, no im2col; filter in 32-lane panels (256 -> 256 filters), 14-pixel rows (196 -> 196 pixels)"]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x256x32xf32>, tensor<1x14x256x14xf32>)
+// CHECK: %[[TILES:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<1x256x14x14xf32>) outs(%{{.*}} : tensor<1x14x256x14xf32>) attrs = {dlc.share_by_dim = 2 : i64}
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[TILES]] : tensor<8x256x32xf32>, tensor<1x14x256x14xf32>)
 func.func @rows_of_14(%x: tensor<1x256x14x14xf32>, %init: tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32> {
   %w = arith.constant dense<0.25> : tensor<256x256x1x1xf32>
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x256x14x14xf32>, tensor<256x256x1x1xf32>) outs(%init : tensor<1x256x14x14xf32>) -> tensor<1x256x14x14xf32>
@@ -70,10 +73,11 @@ func.func @few_filters_14x14(%x: tensor<1x576x14x14xf32>, %init: tensor<1x96x14x
 // A 3x3 stride-2 conv onto a 7x7 map (ResNet's first conv of a stage) in
 // rows of 7 pixels: im2col writes the GEMM's row tiles [N, OH, C*KH*KW,
 // OW] itself, as [N, OH, C, KH, KW, OW] (marked for
-// dlc-tile-and-vectorize), and no transpose packs them after it.
+// dlc-tile-and-vectorize, which shares them out by channel, dim 2), and no
+// transpose packs them after it.
 // CHECK-LABEL: func.func @strided_3x3_7x7
 // CHECK-SAME: dlc.conv_kernels = ["?: im2col + GEMM; filter in 32-lane panels (64 -> 64 filters), 7-pixel rows (49 -> 49 pixels)"]
-// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x256x3x3x7xf32>) attrs = {dlc.row_tile_columns}
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x7x256x3x3x7xf32>) attrs = {dlc.row_tile_columns, dlc.share_by_dim = 2 : i64}
 // CHECK: %[[ROW:.*]] = linalg.index 1 : index
 // CHECK: %[[ROW2:.*]] = arith.muli %[[ROW]], %c2
 // CHECK: %[[TILES:.*]] = tensor.collapse_shape %[[COLS]] {{\[}}[0], [1], [2, 3, 4], [5]] : tensor<1x7x256x3x3x7xf32> into tensor<1x7x2304x7xf32>

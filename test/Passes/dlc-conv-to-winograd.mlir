@@ -5,7 +5,8 @@
 // are split into their 2 phases ([.., 8, 2, 5], one gather), the input
 // transform runs as a row stage over (n, c, a, ty, q) and a column stage
 // over (a, b, n, c, ty, tx) into the first 12 tiles of V [16, N, C, 16]
-// (tiles padded to the 16 lanes of the 6-row panels); 16 GEMMs as one
+// (tiles padded to the 16 lanes of the 6-row panels; shared out by
+// channel, dim 3, as the row stage was); 16 GEMMs as one
 // generic (ab, n, panel, row, tile, c) over the filter transformed and
 // packed at compile time [16, 1, C, 6]; the output
 // transform as a row stage (a generic) and a column stage, an scf.forall
@@ -30,7 +31,7 @@
 // CHECK: %[[INTO:.*]] = tensor.expand_shape %[[CORNER]] {{.*}} into tensor<4x4x1x2x3x4xf32>
 // CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x3x10xf32>)
 // CHECK: tensor.extract %[[XD]]
-// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>)
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>) attrs = {dlc.share_by_dim = 3 : i64}
 // CHECK: tensor.extract %[[ROWS]]
 // CHECK: %[[V12:.*]] = tensor.collapse_shape %[[COLS]] {{.*}} into tensor<16x1x2x12xf32>
 // CHECK: %[[V:.*]] = tensor.insert_slice %[[V12]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
