@@ -159,8 +159,7 @@ Value splitPhases(OpBuilder &b, Location loc, Value x, int64_t m, int64_t tilesY
   // The split over `dest` (tiles u0 on), columns clamped into the row with
   // `clamp`.
   auto split = [&](Value dest, int64_t u0, bool clamp) {
-    return b
-        .create<linalg::GenericOp>(
+    auto op = b.create<linalg::GenericOp>(
             loc, dest.getType(), ValueRange{}, dest, b.getMultiDimIdentityMap(5), iters,
             [&](OpBuilder &nb, Location l, ValueRange) {
               BodyIndex ix{nb, l};
@@ -182,8 +181,11 @@ Value splitPhases(OpBuilder &b, Location loc, Value x, int64_t m, int64_t tilesY
                 v = nb.create<arith::SelectOp>(l, inside, v, dlc::scalarConst(nb, l, elem, 0));
               }
               nb.create<linalg::YieldOp>(l, v);
-            })
-        .getResult(0);
+            });
+    // A channel an iteration, as the pad before it and the transform's
+    // row stage after it (see dlc::kForallDimsAttr).
+    op->setAttr(dlc::kForallDimsAttr, b.getDenseI64ArrayAttr({0, 1}));
+    return op.getResult(0);
   };
   Value xd;
   if (overhang || m * (tilesX + 1) <= w) {
@@ -283,6 +285,7 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
         return ix.b.create<tensor::ExtractOp>(ix.loc, xd,
                                               ValueRange{ix.dim(0), ix.dim(1), y, ix.dim(4)});
       });
+  rows.getDefiningOp()->setAttr(dlc::kForallDimsAttr, b.getDenseI64ArrayAttr({0, 1}));
   // Column j of a patch is phase j % m, tile shift j / m of the split rows.
   Terms cols = terms;
   for (int32_t &j : cols.col)
@@ -296,6 +299,7 @@ Value inputTransform(OpBuilder &b, Location loc, const Winograd &w, Value xd, Va
   // Shared out by channel, as the row stage was (see dlc::kShareByDimAttr),
   // though V is laid out point first for the GEMMs.
   v.getDefiningOp()->setAttr(dlc::kShareByDimAttr, b.getI64IntegerAttr(3));
+  v.getDefiningOp()->setAttr(dlc::kForallDimsAttr, b.getDenseI64ArrayAttr({2, 3}));
   return v;
 }
 

@@ -171,6 +171,14 @@ void replacePaddedTaps(linalg::GenericOp op, const PaddedTaps &taps, Value resul
 /// at two threads channel first (Zen 5, the pool's per-loop clock).
 constexpr llvm::StringLiteral kShareByDimAttr = "dlc.share_by_dim";
 
+/// The loop dims (an array) whose indices dlc-tile-and-vectorize shares out
+/// one per forall iteration, each iteration taking the other dims whole:
+/// the stages of a Winograd input transform, each a channel at a time,
+/// then run as one loop (dlc-fuse-parallel-loops), each channel's padded
+/// plane, phase split and row sums still in L1 when the next stage reads
+/// them.
+constexpr llvm::StringLiteral kForallDimsAttr = "dlc.forall_dims";
+
 /// Marks im2col columns in the RowsOuter order (see ColumnOrder):
 /// dlc-tile-and-vectorize shares them out by output row and channel block.
 constexpr llvm::StringLiteral kRowTileColumnsAttr = "dlc.row_tile_columns";

@@ -1332,6 +1332,15 @@ struct TileAndVectorizePass
       outer[1] = 1;
       outer[2] = rowBlock(ranges[2], ranges[0] * ranges[1]);
     }
+    // Ops marked with the dims a forall iteration takes one index of take
+    // the rest whole (see dlc::kForallDimsAttr).
+    if (auto dims = op->getAttrOfType<DenseI64ArrayAttr>(dlc::kForallDimsAttr);
+        dims) {
+      outer.assign(rank, 0);
+      for (int64_t d : dims.asArrayRef())
+        if (d < int64_t(rank - 1) && ranges[d] > 1)
+          outer[d] = 1;
+    }
     // The dim the producer shared out first (see dlc::kShareByDimAttr).
     SmallVector<int64_t> interchange;
     if (auto dim = op->getAttrOfType<IntegerAttr>(dlc::kShareByDimAttr);

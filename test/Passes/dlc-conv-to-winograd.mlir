@@ -5,8 +5,10 @@
 // are split into their 2 phases ([.., 8, 2, 5], one gather), the input
 // transform runs as a row stage over (n, c, a, ty, q) and a column stage
 // over (a, b, n, c, ty, tx) into the first 12 tiles of V [16, N, C, 16]
-// (tiles padded to the 16 lanes of the 6-row panels; shared out by
-// channel, dim 3, as the row stage was); 16 GEMMs as one
+// (tiles padded to the 16 lanes of the 6-row panels). The split and both
+// stages are marked to go a channel a forall iteration (dlc.forall_dims:
+// (n, c), for the column stage dims 2 and 3, channel first), so that they
+// run as one loop per channel; 16 GEMMs as one
 // generic (ab, n, panel, row, tile, c) over the filter transformed and
 // packed at compile time [16, 1, C, 6]; the output
 // transform as a row stage (a generic) and a column stage, an scf.forall
@@ -23,15 +25,15 @@
 // CHECK-SAME: (%[[X:.*]]: tensor<1x2x8x10xf32>, %[[INIT:.*]]: tensor<1x3x6x8xf32>)
 // CHECK-SAME: dlc.conv_kernels = ["?: Winograd F(2x2,3x3), 16 GEMMs over 12 tiles; transformed filter in 6-row panels (3 -> 6 rows), 16-lane tiles (12 -> 16 tiles)"]
 // CHECK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x6xf32>
-// CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x5xf32>)
+// CHECK: %[[SPLIT:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x8x2x5xf32>) attrs = {dlc.forall_dims = array<i64: 0, 1>}
 // CHECK: tensor.extract %[[X]]
 // CHECK: %[[XD:.*]] = tensor.collapse_shape %[[SPLIT]] {{.*}} into tensor<1x2x8x10xf32>
 // CHECK: %[[VBUF:.*]] = bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
 // CHECK: %[[CORNER:.*]] = tensor.extract_slice %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]
 // CHECK: %[[INTO:.*]] = tensor.expand_shape %[[CORNER]] {{.*}} into tensor<4x4x1x2x3x4xf32>
-// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x3x10xf32>)
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x3x10xf32>) attrs = {dlc.forall_dims = array<i64: 0, 1>}
 // CHECK: tensor.extract %[[XD]]
-// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>) attrs = {dlc.share_by_dim = 3 : i64}
+// CHECK: %[[COLS:.*]] = linalg.generic {{.*}} outs(%[[INTO]] : tensor<4x4x1x2x3x4xf32>) attrs = {dlc.forall_dims = array<i64: 2, 3>, dlc.share_by_dim = 3 : i64}
 // CHECK: tensor.extract %[[ROWS]]
 // CHECK: %[[V12:.*]] = tensor.collapse_shape %[[COLS]] {{.*}} into tensor<16x1x2x12xf32>
 // CHECK: %[[V:.*]] = tensor.insert_slice %[[V12]] into %[[VBUF]][0, 0, 0, 0] [16, 1, 2, 12] [1, 1, 1, 1]

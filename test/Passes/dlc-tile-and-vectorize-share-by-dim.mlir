@@ -50,3 +50,34 @@ func.func @transpose_by_channel(%x: tensor<1x256x14x14xf32>) -> tensor<1x14x256x
   } -> tensor<1x14x256x14xf32>
   return %0 : tensor<1x14x256x14xf32>
 }
+
+// -----
+
+// A Winograd column stage [a, b, N, C, TY, TX] marked dlc.forall_dims = [2,
+// 3] and dlc.share_by_dim = 3: one forall iteration per channel (N is 1),
+// the 6 x 6 points and the tile rows scf.fors inside it, each row of 14
+// tiles a vector of 8 and one of 6 (without the marks: a forall over (a, b,
+// channels in blocks)).
+// CHECK-LABEL: func.func @stage_per_channel
+// CHECK: scf.forall (%[[C:.*]]) in (64)
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c6 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c14 step %c1
+// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x1x8xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x1x1x1x1x6xf32>
+func.func @stage_per_channel(%t: tensor<1x64x6x14x60xf32>) -> tensor<6x6x1x64x14x14xf32> {
+  %e = tensor.empty() : tensor<6x6x1x64x14x14xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(a, b, n, c, ty, tx) -> (a, b, n, c, ty, tx)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} outs(%e : tensor<6x6x1x64x14x14xf32>) attrs = {dlc.forall_dims = array<i64: 2, 3>, dlc.share_by_dim = 3 : i64} {
+  ^bb0(%out: f32):
+    %a = linalg.index 0 : index
+    %b = linalg.index 1 : index
+    %n = linalg.index 2 : index
+    %c = linalg.index 3 : index
+    %ty = linalg.index 4 : index
+    %tx = linalg.index 5 : index
+    %q = arith.addi %tx, %b : index
+    %v = tensor.extract %t[%n, %c, %a, %ty, %q] : tensor<1x64x6x14x60xf32>
+    linalg.yield %v : f32
+  } -> tensor<6x6x1x64x14x14xf32>
+  return %0 : tensor<6x6x1x64x14x14xf32>
+}
