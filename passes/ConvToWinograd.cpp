@@ -183,7 +183,7 @@ Value splitPhases(OpBuilder &b, Location loc, Value x, int64_t m, int64_t tilesY
               nb.create<linalg::YieldOp>(l, v);
             });
     // A channel an iteration, as the pad before it and the transform's
-    // row stage after it (see dlc::kForallDimsAttr).
+    // stages after it share them out (see dlc::kForallDimsAttr).
     op->setAttr(dlc::kForallDimsAttr, b.getDenseI64ArrayAttr({0, 1}));
     return op.getResult(0);
   };
