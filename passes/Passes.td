@@ -469,6 +469,16 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     paired rounds: MobileNetV2 0.984 (an identical copy 0.994), ResNet-18
     0.988 (1.002), ResNet-50 0.995 (0.999).
 
+    Weights larger than `streamed-weight-bytes` (the CPU pipeline: the
+    L2), read from memory each run, are prefetched `streamed-distance-bytes`
+    ahead instead (the pipeline: 16 KB). Winograd's GEMMs over 16 tiles
+    read 17 MB of transformed filter per 512-channel conv and waited on it
+    4 KB ahead. Zen 5, one thread, paired rounds, every weight 16 KB ahead:
+    ResNet-18 10.16-10.23 -> 9.60-9.71 ms (8 KB 9.68, 32 KB 9.68),
+    ResNet-50 0.986 of its time (0.993 at two threads), MobileNetV2 even;
+    but the MLP, whose 0.8 MB of weights stay in the 1 MB L2, 1.03x slower
+    (three copies each), hence the bound.
+
     And (`next-panel`) a weight panel read a cache line or more a k step
     (a transposed tile's 32 filters), larger than `distance-bytes`, that
     register tiles re-read one after another (the loop around the k loop
@@ -490,6 +500,10 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
   let options = [
     Option<"distanceBytes", "distance-bytes", "int64_t", /*default=*/"4096",
            "how far ahead of a weight read the prefetch reaches (0: none)">,
+    Option<"streamedDistanceBytes", "streamed-distance-bytes", "int64_t", /*default=*/"0",
+           "how far ahead the prefetch reaches for a weight larger than streamed-weight-bytes (0: distance-bytes)">,
+    Option<"streamedWeightBytes", "streamed-weight-bytes", "int64_t", /*default=*/"0",
+           "weights larger than this many bytes (a cache they do not fit) take streamed-distance-bytes (0: none do)">,
     Option<"columnSteps", "column-steps", "int64_t", /*default=*/"16",
            "how many k steps ahead a strided column read is prefetched (0: none)">,
     Option<"columnTilesAhead", "column-tiles-ahead", "int64_t", /*default=*/"2",

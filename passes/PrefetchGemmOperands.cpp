@@ -44,6 +44,17 @@ using namespace mlir;
 namespace {
 constexpr int64_t kCacheLineBytes = 64;
 
+/// The bytes of the global `v` is a view of, or 0 where it is none.
+int64_t weightBytes(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  auto global = v.getDefiningOp<memref::GetGlobalOp>();
+  auto type = global ? dyn_cast<MemRefType>(global.getType()) : MemRefType();
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
 /// Whether `v` is a view (subview, reshape) of a global: a weight.
 bool isWeight(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
@@ -185,9 +196,13 @@ struct PrefetchGemmOperandsPass
   /// other operands `columnSteps` ahead where each step is another line
   /// (a packed column tile, 64 bytes a step or less, streams in order and
   /// stays in cache).
-  int64_t stepsAhead(bool weight, int64_t stepBytes) const {
-    if (weight)
-      return distanceBytes > 0 ? llvm::divideCeil(distanceBytes, stepBytes) : 0;
+  int64_t stepsAhead(bool weight, int64_t stepBytes, int64_t bytes = 0) const {
+    if (weight) {
+      int64_t distance = distanceBytes;
+      if (streamedDistanceBytes > 0 && streamedWeightBytes > 0 && bytes > streamedWeightBytes)
+        distance = streamedDistanceBytes;
+      return distance > 0 ? llvm::divideCeil(distance, stepBytes) : 0;
+    }
     return stepBytes > kCacheLineBytes ? std::max<int64_t>(columnSteps, 0) : 0;
   }
 
@@ -216,7 +231,8 @@ struct PrefetchGemmOperandsPass
       if (ShapedType::isDynamic(stride) || stride <= 0 || elemBytes <= 0)
         continue;
       bool weight = isWeight(read.getSource());
-      int64_t ahead = stepsAhead(weight, stride * elemBytes);
+      int64_t ahead =
+          stepsAhead(weight, stride * elemBytes, weight ? weightBytes(read.getSource()) : 0);
       if (ahead <= 0)
         continue;
       OpBuilder b(read);
