@@ -192,7 +192,9 @@ struct PrefetchGemmOperandsPass
   }
 
   /// How many k steps ahead to prefetch a read whose k index moves
-  /// `stepBytes` a step, or 0 for none: weights `distanceBytes` ahead;
+  /// `stepBytes` a step, or 0 for none: weights `distanceBytes` ahead
+  /// (`streamedDistanceBytes` for a weight of `bytes` over
+  /// `streamedWeightBytes`);
   /// other operands `columnSteps` ahead where each step is another line
   /// (a packed column tile, 64 bytes a step or less, streams in order and
   /// stays in cache).
