@@ -44,22 +44,22 @@ using namespace mlir;
 namespace {
 constexpr int64_t kCacheLineBytes = 64;
 
-/// The bytes of the global `v` is a view of, or 0 where it is none.
-int64_t weightBytes(Value v) {
+/// The global `v` is a view (subview, reshape) of: a weight; null if none.
+memref::GetGlobalOp weightGlobal(Value v) {
   while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
     v = view.getViewSource();
-  auto global = v.getDefiningOp<memref::GetGlobalOp>();
+  return v.getDefiningOp<memref::GetGlobalOp>();
+}
+
+bool isWeight(Value v) { return weightGlobal(v) != nullptr; }
+
+/// The bytes of the weight `v` is a view of, or 0 where it is none.
+int64_t weightBytes(Value v) {
+  memref::GetGlobalOp global = weightGlobal(v);
   auto type = global ? dyn_cast<MemRefType>(global.getType()) : MemRefType();
   if (!type || !type.hasStaticShape())
     return 0;
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-}
-
-/// Whether `v` is a view (subview, reshape) of a global: a weight.
-bool isWeight(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v.getDefiningOp<memref::GetGlobalOp>() != nullptr;
 }
 
 /// Whether `index` moves one step with `loop`'s induction variable: the
@@ -233,8 +233,7 @@ struct PrefetchGemmOperandsPass
       if (ShapedType::isDynamic(stride) || stride <= 0 || elemBytes <= 0)
         continue;
       bool weight = isWeight(read.getSource());
-      int64_t ahead =
-          stepsAhead(weight, stride * elemBytes, weight ? weightBytes(read.getSource()) : 0);
+      int64_t ahead = stepsAhead(weight, stride * elemBytes, weightBytes(read.getSource()));
       if (ahead <= 0)
         continue;
       OpBuilder b(read);

@@ -1334,17 +1334,20 @@ struct TileAndVectorizePass
     }
     // Ops marked with the dims a forall iteration takes one index of take
     // the rest whole (see dlc::kForallDimsAttr).
+    // (A mark naming no outer loop dim, or the vectorized last one, is
+    // ignored.)
+    auto outerDim = [&](int64_t d) { return d >= 0 && d + 1 < int64_t(rank); };
     if (auto dims = op->getAttrOfType<DenseI64ArrayAttr>(dlc::kForallDimsAttr);
-        dims) {
+        dims && llvm::all_of(dims.asArrayRef(), outerDim)) {
       outer.assign(rank, 0);
       for (int64_t d : dims.asArrayRef())
-        if (d < int64_t(rank - 1) && ranges[d] > 1)
+        if (outerDim(d) && ranges[d] > 1)
           outer[d] = 1;
     }
     // The dim the producer shared out first (see dlc::kShareByDimAttr).
     SmallVector<int64_t> interchange;
     if (auto dim = op->getAttrOfType<IntegerAttr>(dlc::kShareByDimAttr);
-        dim && dim.getInt() < int64_t(rank) && outer[dim.getInt()] != 0) {
+        dim && outerDim(dim.getInt()) && outer[dim.getInt()] != 0) {
       interchange.push_back(dim.getInt());
       for (int64_t d = 0; d < int64_t(rank); ++d)
         if (d != dim.getInt())

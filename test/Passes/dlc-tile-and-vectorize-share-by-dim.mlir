@@ -81,3 +81,19 @@ func.func @stage_per_channel(%t: tensor<1x64x6x14x60xf32>) -> tensor<6x6x1x64x14
   } -> tensor<6x6x1x64x14x14xf32>
   return %0 : tensor<6x6x1x64x14x14xf32>
 }
+
+// -----
+
+// Marks naming a dim that is no outer loop dim (negative, past the rank,
+// or the vectorized last one) are ignored: the transpose tiles as without
+// them, not a crash.
+// CHECK-LABEL: func.func @marks_out_of_range
+// CHECK: scf.forall (%[[H:.*]], %[[C:.*]]) = (0, 0) to (14, 256) step (1, 32)
+func.func @marks_out_of_range(%x: tensor<1x256x14x14xf32>) -> tensor<1x14x256x14xf32> {
+  %e = tensor.empty() : tensor<1x14x256x14xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, h, c, w) -> (n, c, h, w)>, affine_map<(n, h, c, w) -> (n, h, c, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x256x14x14xf32>) outs(%e : tensor<1x14x256x14xf32>) attrs = {dlc.share_by_dim = -1 : i64, dlc.forall_dims = array<i64: -2, 3, 9>} {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x14x256x14xf32>
+  return %0 : tensor<1x14x256x14xf32>
+}
