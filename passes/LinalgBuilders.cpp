@@ -413,7 +413,8 @@ int64_t reductionLanes(int64_t size, int64_t vectorWidth, bool partialVectors) {
 
 Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
                          ArrayRef<AffineMap> inputMaps, AffineMap outMap,
-                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term) {
+                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term,
+                         CombineFn combine) {
   MLIRContext *ctx = b.getContext();
   auto partialType = tensorType(partialInit);
   int64_t lanes = partialType.getShape().back();
@@ -447,13 +448,15 @@ Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
            loc, partialType, split, partialInit, maps, partialIters,
            [&](OpBuilder &nb, Location l, ValueRange v) {
              Value t = term(nb, l, v.drop_back());
-             nb.create<linalg::YieldOp>(l, ValueRange{nb.create<arith::AddFOp>(l, v.back(), t)});
+             Value acc = combine ? combine(nb, l, v.back(), t)
+                                 : nb.create<arith::AddFOp>(l, v.back(), t).getResult();
+             nb.create<linalg::YieldOp>(l, acc);
            })
           .getResult(0);
   return partial;
 }
 
-Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init) {
+Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init, CombineFn combine) {
   auto initType = tensorType(init);
   unsigned outRank = initType.getRank();
   SmallVector<utils::IteratorType> finalIters(outRank, utils::IteratorType::parallel);
@@ -465,9 +468,11 @@ Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init) {
                                    AffineMap::get(outRank + 1, 0, kept, b.getContext())};
   return b
       .create<linalg::GenericOp>(loc, initType, partial, init, finalMaps, finalIters,
-                                 [](OpBuilder &nb, Location l, ValueRange v) {
-                                   nb.create<linalg::YieldOp>(
-                                       l, ValueRange{nb.create<arith::AddFOp>(l, v[1], v[0])});
+                                 [&](OpBuilder &nb, Location l, ValueRange v) {
+                                   Value acc =
+                                       combine ? combine(nb, l, v[1], v[0])
+                                               : nb.create<arith::AddFOp>(l, v[1], v[0]).getResult();
+                                   nb.create<linalg::YieldOp>(l, acc);
                                  })
       .getResult(0);
 }

@@ -16,6 +16,8 @@
 namespace dlc {
 using namespace mlir;
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+/// Folds one value into a reduction's accumulator: combine(b, loc, acc, v).
+using CombineFn = function_ref<Value(OpBuilder &, Location, Value, Value)>;
 
 RankedTensorType tensorType(Value v);
 
@@ -221,12 +223,15 @@ Value sumInLanes(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineM
                  int64_t lanes, BodyFn term);
 /// sumInLanes in parts, for sums accumulated over several ops (chunks):
 /// zeros [init's shape..., lanes]; `partialInit` + one op's lane sums;
-/// `init` + the sum over the lanes.
+/// `init` + the sum over the lanes. With `combine`, the partials and the
+/// final fold use it instead of a float add (a max in lanes: Softmax).
 Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes);
 Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
                          ArrayRef<AffineMap> inputMaps, AffineMap outMap,
-                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term);
-Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init);
+                         ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term,
+                         CombineFn combine = nullptr);
+Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init,
+                  CombineFn combine = nullptr);
 
 /// The lane count for sumInLanes over an innermost reduction of `size`
 /// elements: a full vector of the target (`vectorWidth`) or half of one,

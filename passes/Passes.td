@@ -1113,6 +1113,19 @@ def ConstantMinMaxToSelect : Pass<"dlc-constant-min-max-to-select", "mlir::func:
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def ApproximateMath : Pass<"dlc-approximate-math", "mlir::func::FuncOp"> {
+  let summary = "f32 exp, expm1, log, log1p, log2, tanh and erf as polynomials";
+  let description = [{
+    For the CPU back end: MLIR's polynomial approximations (arith and
+    math.fma, any vector width) replace f32 `math.exp`, `expm1`, `log`,
+    `log1p`, `log2`, `tanh` and `erf`, which LLVM would otherwise lower to
+    one libm call per vector lane. Other math ops and other element types
+    are left as they are (trigonometric ops, f64: libm).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 def ExpandBF16 : Pass<"dlc-expand-bf16", "mlir::func::FuncOp"> {
   let summary = "Turn f32<->bf16 conversions into integer arithmetic";
   let description = [{

@@ -323,6 +323,8 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addNestedPass<func::FuncOp>(createExpandBF16());
+  // Vector exp, log, tanh and erf instead of a libm call per lane.
+  pm.addNestedPass<func::FuncOp>(createApproximateMath());
   // Math first: math-to-libm scalarizes vector ops it has no intrinsic for
   // (tanh) into vector.extract/insert, which vector-to-llvm must still see.
   pm.addPass(createConvertMathToLLVMPass());

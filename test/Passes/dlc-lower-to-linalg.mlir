@@ -97,11 +97,41 @@ func.func @average_pool_exclude_pad(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf
 // CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]] :
 // CHECK: math.exp
 // CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
-// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[SUM]] :
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SUM]] :
 // CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[INV]] :
+// CHECK: arith.mulf
 func.func @softmax_axis1(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   %0 = dlc.softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x3x4xf32>
   return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Over the innermost axis, 64 classes: the max and the sum each run in 8
+// lanes ([2, 8, 8] view, the lane dim last and parallel), then fold the 8
+// lanes; not one scalar chain per row. One divide per row, then multiplies.
+// CHECK-LABEL: func.func @softmax_lanes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x64xf32>)
+// CHECK: %[[NEG:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK: %[[XV:.*]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1, 2]] output_shape [2, 8, 8]
+// CHECK: %[[LMAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[XV]] : tensor<2x8x8xf32>) outs(%[[NEG]] : tensor<2x8xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[LMAX]] : tensor<2x8xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[EXP:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] :
+// CHECK: math.exp
+// CHECK: %[[EV:.*]] = tensor.expand_shape %[[EXP]]
+// CHECK: %[[LSUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[EV]] : tensor<2x8x8xf32>)
+// CHECK: arith.addf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[LSUM]] : tensor<2x8xf32>)
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<2xf32>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} ins(%[[EXP]], %[[INV]] :
+// CHECK: arith.mulf
+func.func @softmax_lanes(%x: tensor<2x64xf32>) -> tensor<2x64xf32> {
+  %0 = dlc.softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x64xf32>
+  return %0 : tensor<2x64xf32>
 }
 
 // -----
