@@ -383,6 +383,23 @@ def op_models():
     d = g.node("Add", [g.node("Sigmoid", [c]), c])
     models["conv_bias_act"] = g.model("conv_bias_act", [tensor("x", [1, 16, 14, 14])],
                                       [tensor(b, [1, 12, 7, 7]), tensor(d, [1, 24, 14, 14])])
+    # Transcendental activations as vector polynomials (dlc-approximate-math)
+    # over a wide range of arguments (inputs in [-1, 1) scaled by 90: exp
+    # and Sigmoid near f32's overflow and underflow, Tanh and Erf saturated),
+    # SiLU, GELU and Softplus; Softmax and LogSoftmax over 1000 classes (max
+    # and sum in 8 lanes) and over 37 (scalar chains, one vector and a tail).
+    g = Graph(27)
+    wide = g.node("Mul", ["x", g.weight("scale", [90.0])])  # 4x1000
+    half = g.node("Mul", ["x", g.weight("scale", [4.0])])
+    outs = [g.node("Sigmoid", [wide]), g.node("Tanh", [half]), g.node("Exp", [g.node("Mul", ["x", g.weight("scale", [87.0])])]),
+            g.node("Mul", [half, g.node("Sigmoid", [half])]),  # SiLU
+            g.node("Mul", [half, g.node("Add", [g.node("Erf", [half]), g.weight("one", [1.0])])]),  # GELU (unscaled)
+            g.node("Softplus", [wide]), g.node("Log", [g.node("Abs", [wide])]),
+            g.node("Softmax", [wide], axis=1), g.node("LogSoftmax", [half], axis=1),
+            g.node("Softmax", ["y"], axis=1)]
+    models["activations"] = g.model(
+        "activations", [tensor("x", [4, 1000]), tensor("y", [3, 37])],
+        [tensor(o, [3, 37] if o == outs[-1] else [4, 1000]) for o in outs])
     # GlobalAveragePool summing in vector lanes: a squeeze-and-excitation
     # gate over 16x16 maps (256 pixels, 8 lanes) and a pool over 14x14 (196,
     # 4 lanes).

@@ -231,8 +231,14 @@ struct OutlineParallelLoopsPass
     if (total <= 1)
       return success();
     int64_t work = total * opsPerIteration(loop.getRegion());
-    if (work - int64_t(byteCost * sharedBytes(loop)) < minParallelWork)
+    // Bytes over one core's private cache go through L3 whichever core
+    // touches them: a Sigmoid over a 3.2 MB input in a 64-byte arena was
+    // charged for all of them and stayed on one thread.
+    int64_t shared = sharedBytes(loop);
+    if (shared <= privateCacheBytes && work - int64_t(byteCost * shared) < minParallelWork)
       return success(); // too little work to share
+    if (work < minParallelWork)
+      return success();
 
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop.getRegion(), captured);

@@ -921,7 +921,9 @@ def OutlineParallelLoops : Pass<"dlc-outline-parallel-loops", "mlir::ModuleOp"> 
     ran slower on 2 threads than on 1). Before that comparison the work is
     charged `shared-byte-cost` per byte of the arena and of the entry's
     tensors the loop touches, in an entry whose whole arena fits
-    `private-cache-bytes`: split among threads, the lines the other core
+    `private-cache-bytes` and where those bytes fit it too (more go
+    through L3 whoever touches them: an activation over a 3.2 MB input
+    stayed on one thread, charged for them): split among threads, the lines the other core
     wrote last move between the cores' private caches (constants are only
     read, and each core keeps its copy), where serial loops keep every
     buffer on one core. LeNet's im2col copy of its first conv (78 KB

@@ -1140,7 +1140,8 @@ struct TileAndVectorizePass
 
   /// A reduction in vector lanes (dlc::sumInLanes, or a reduction over an
   /// outer dim): the innermost loop is parallel, at most four vectors long,
-  /// and the last index of every operand; other loops reduce. Bool tensors
+  /// and the last index of every operand but inputs constant along it and
+  /// the reductions; other loops reduce. Bool tensors
   /// stay scalar (see tileElementwise).
   bool isLaneReduction(linalg::LinalgOp op) {
     if (!isa<linalg::GenericOp>(op) || op.getNumReductionLoops() == 0 ||
@@ -1153,9 +1154,18 @@ struct TileAndVectorizePass
     if (llvm::any_of(op->getOperandTypes(),
                      [](Type t) { return getElementTypeOrSelf(t).isInteger(1); }))
       return false;
-    return llvm::all_of(op.getIndexingMapsArray(), [&](AffineMap m) {
+    return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+      AffineMap m = op.getMatchingIndexingMap(&operand);
       auto last = m.getNumResults() ? dyn_cast<AffineDimExpr>(m.getResults().back()) : nullptr;
-      return last && last.getPosition() == lane;
+      if (last && last.getPosition() == lane)
+        return true;
+      // An input broadcast along the lanes and the reduction (a row's max
+      // in LogSoftmax's sum of exp(x - max)): one value per register row.
+      return op.isDpsInput(&operand) && !m.isFunctionOfDim(lane) &&
+             llvm::none_of(llvm::seq<unsigned>(0, lane), [&](unsigned d) {
+               return op.getIteratorTypesArray()[d] == utils::IteratorType::reduction &&
+                      m.isFunctionOfDim(d);
+             });
     });
   }
 

@@ -215,11 +215,18 @@ func.func @reduce_l2_keepdims(%x: tensor<2x3x4xf32>) -> tensor<1x3x1xf32> {
 
 // -----
 
+// x - (max + log(sum)): the log once per row, then one subtract per element.
 // CHECK-LABEL: func.func @log_softmax
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>)
+// CHECK: %[[MAX:.*]] = linalg.generic
 // CHECK: arith.maximumf
 // CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic
+// CHECK: %[[OFFSET:.*]] = linalg.generic {{.*}} ins(%[[MAX]], %[[SUM]] : tensor<2xf32>, tensor<2xf32>)
+// CHECK: %[[LOG:.*]] = math.log
+// CHECK: arith.addf %{{.*}}, %[[LOG]]
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %[[OFFSET]] : tensor<2x5xf32>, tensor<2xf32>)
 // CHECK: arith.subf
-// CHECK: math.log
 func.func @log_softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = dlc.log_softmax %x {axis = 1 : i64, coerce_2d = false} : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>

@@ -147,6 +147,36 @@ func.func @lane_reduction_reuse(%dy: tensor<4x4x10x8xf32>, %col: tensor<4x3x5x10
 
 // -----
 
+// LogSoftmax's sum of exp(x - max) in lanes: the row max is an input
+// constant along the lanes and the reduction, read once per register row
+// and broadcast; the exp stays a vector op (a scalar loop before).
+// CHECK-LABEL: func.func @lane_reduction_row_broadcast
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<8x125x8xf32>, %[[MAX:[^:]*]]: tensor<8xf32>
+// CHECK: scf.forall (%[[R:.*]]) = (0) to (8) step (4)
+// CHECK: scf.for %[[B:.*]] = %c0 to %c125 step %c1
+// CHECK: %[[XV:.*]] = vector.transfer_read %[[X]][%[[R]], %[[B]], %c0]{{.*}} vector<4x1x8xf32>
+// CHECK: %[[MV:.*]] = vector.transfer_read %[[MAX]][%[[R]]]{{.*}} vector<4xf32>
+// CHECK: %[[MB:.*]] = vector.broadcast %[[MV]]
+// CHECK: %[[MT:.*]] = vector.transpose %[[MB]]
+// CHECK: %[[D:.*]] = arith.subf %[[XV]], %[[MT]] : vector<4x1x8xf32>
+// CHECK: %[[E:.*]] = math.exp %[[D]] : vector<4x1x8xf32>
+// CHECK: vector.multi_reduction <add>, %[[E]]
+#x = affine_map<(r, b, l) -> (r, b, l)>
+#row = affine_map<(r, b, l) -> (r)>
+#acc = affine_map<(r, b, l) -> (r, l)>
+func.func @lane_reduction_row_broadcast(%x: tensor<8x125x8xf32>, %max: tensor<8xf32>, %acc: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = linalg.generic {indexing_maps = [#x, #row, #acc], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %max : tensor<8x125x8xf32>, tensor<8xf32>) outs(%acc : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %c: f32):
+    %d = arith.subf %a, %m : f32
+    %e = math.exp %d : f32
+    %s = arith.addf %c, %e : f32
+    linalg.yield %s : f32
+  } -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
 // im2col columns (dlc::im2colColumns) with stride 1: the rows along ow are
 // contiguous reads of the input, plain transfer_reads and no gather. Rows of
 // at most two vectors go a plane per forall iteration, an scf.for over its
