@@ -400,6 +400,15 @@ def op_models():
     models["activations"] = g.model(
         "activations", [tensor("x", [4, 1000]), tensor("y", [3, 37])],
         [tensor(o, [3, 37] if o == outs[-1] else [4, 1000]) for o in outs])
+    # A 2x2 stride-2 ConvTranspose whose GEMM builds its columns per tile of
+    # two output rows on the stack (229 KB, 56 tiles): on one thread all
+    # tiles run in one call, where each tile's block once took new stack
+    # (12.8 MB, over the 8 MB default) instead of reusing one.
+    g = Graph(28)
+    up = g.node("ConvTranspose", ["x", g.weight("w", g.rng.standard_normal([64, 32, 2, 2]) * 0.1)],
+                strides=[2, 2], kernel_shape=[2, 2])
+    models["conv_transpose_tiles"] = g.model("conv_transpose_tiles", [tensor("x", [1, 64, 56, 56])],
+                                             [tensor(up, [1, 32, 112, 112])])
     # GlobalAveragePool summing in vector lanes: a squeeze-and-excitation
     # gate over 16x16 maps (256 pixels, 8 lanes) and a pool over 14x14 (196,
     # 4 lanes).

@@ -1162,6 +1162,21 @@ def ParallelScratchOnStack : Pass<"dlc-parallel-scratch-on-stack", "mlir::func::
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def HoistStaticAllocas : Pass<"dlc-hoist-static-allocas", "mlir::func::FuncOp"> {
+  let summary = "Static stack buffers of loop iterations as one buffer at function entry";
+  let description = [{
+    Before convert-scf-to-cf: every memref.alloca of a static shape outside
+    the function's entry block (in an scf.for or scf.parallel body, an
+    scf.if, a memref.alloca_scope) moves to the top of the entry block.
+    scf-to-cf keeps no allocation scope for loop bodies, and LLVM grows the
+    stack by an alloca in a loop block at every iteration: a parallel
+    loop's 229 KB scratch block over 56 iterations overflowed an 8 MB
+    stack. A function's iterations run one after another, so one buffer
+    serves them all.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def VerifyNoHeapAlloc : Pass<"dlc-verify-no-heap-alloc", "mlir::ModuleOp"> {
   let summary = "Fail if any heap allocation remains in generated code";
   let description = [{

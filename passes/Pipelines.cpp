@@ -319,6 +319,9 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
+  // Loop bodies' stack buffers at function entry: scf-to-cf keeps no
+  // allocation scope, and a loop's alloca would grow the stack each trip.
+  pm.addNestedPass<func::FuncOp>(createHoistStaticAllocas());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

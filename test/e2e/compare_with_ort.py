@@ -32,6 +32,8 @@ def run_model(args, path):
     inits = {i.name for i in model.graph.initializer}
     rng = np.random.default_rng(1234)
     feeds, run_cmd = {}, [args.dlc, "run", lib, "--output-dir", os.path.join(work, "out")]
+    if args.threads:
+        run_cmd += ["--threads", str(args.threads)]
     for i, vi in enumerate(x for x in model.graph.input if x.name not in inits):
         shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
         x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -68,6 +70,7 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-3)
     p.add_argument("--atol", type=float, default=1e-4)
     p.add_argument("--target", default="")
+    p.add_argument("--threads", type=int, default=0, help="dlc run's --threads (0: all cores)")
     p.add_argument("models", nargs="+")
     args = p.parse_args()
     passed = failed = 0
