@@ -409,6 +409,15 @@ def op_models():
                 strides=[2, 2], kernel_shape=[2, 2])
     models["conv_transpose_tiles"] = g.model("conv_transpose_tiles", [tensor("x", [1, 64, 56, 56])],
                                              [tensor(up, [1, 32, 112, 112])])
+    # Embedding rows (Gather, axis 0, negative indices among them): each
+    # row one vector load per 16 lanes (dlc-lower-vectors' lane-uniform
+    # index), plus a graph input.
+    g = Graph(29)
+    table = g.weight("table", g.rng.standard_normal([500, 48]))
+    rows = g.node("Gather", [table, g.ints("ids", [[-3, 0, 499, 17, 250], [1, -500, 42, 42, 7]])],
+                  axis=0)
+    models["gather_rows"] = g.model("gather_rows", [tensor("x", [2, 5, 48])],
+                                    [tensor(g.node("Add", [rows, "x"]), [2, 5, 48])])
     # GlobalAveragePool summing in vector lanes: a squeeze-and-excitation
     # gate over 16x16 maps (256 pixels, 8 lanes) and a pool over 14x14 (196,
     # 4 lanes).

@@ -256,6 +256,46 @@ func.func @unit_stride_gather(%m: memref<3x226xf32>, %s: index) -> vector<8xf32>
   return %g : vector<8xf32>
 }
 
+// A Gather's row (an embedding lookup): the row index, read as a
+// one-element vector, wrapped when negative and clamped in vectors equal in
+// every lane, then transposed from [8, 1]; all of it computed once as
+// scalars, and the row one contiguous load instead of a scalar per lane.
+// CHECK-LABEL: func.func @row_gather
+// CHECK-SAME: (%[[M:.*]]: memref<100x64xf32>, %[[IDX:.*]]: vector<1xindex>, %[[J:.*]]: index)
+// CHECK: %[[I:.*]] = vector.extract %[[IDX]][0] : index from vector<1xindex>
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[I]], %{{.*}} : index
+// CHECK: %[[W:.*]] = arith.select %[[NEG]], %{{.*}}, %{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[W]], %{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = memref.collapse_shape %[[M]]
+// CHECK: vector.load %[[ROW]][%{{.*}}] : memref<6400xf32>, vector<8xf32>
+// CHECK-NOT: vector.gather
+// CHECK-NOT: memref.load
+func.func @row_gather(%m: memref<100x64xf32>, %idx: vector<1xindex>, %j: index) -> vector<1x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant dense<0> : vector<8x1xindex>
+  %dim = arith.constant dense<100> : vector<8x1xindex>
+  %last = arith.constant dense<99> : vector<8x1xindex>
+  %width = arith.constant dense<64> : vector<8x1xindex>
+  %iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>
+  %b = vector.broadcast %idx : vector<1xindex> to vector<8x1xindex>
+  %neg = arith.cmpi slt, %b, %zero : vector<8x1xindex>
+  %up = arith.addi %b, %dim : vector<8x1xindex>
+  %w = arith.select %neg, %up, %b : vector<8x1xi1>, vector<8x1xindex>
+  %lo = arith.maxsi %w, %zero : vector<8x1xindex>
+  %hi = arith.minsi %lo, %last : vector<8x1xindex>
+  %start = arith.muli %hi, %width : vector<8x1xindex>
+  %t = vector.transpose %start, [1, 0] : vector<8x1xindex> to vector<1x8xindex>
+  %jb = vector.broadcast %j : index to vector<8xindex>
+  %cols = arith.addi %jb, %iota : vector<8xindex>
+  %cols2 = vector.broadcast %cols : vector<8xindex> to vector<1x8xindex>
+  %i = arith.addi %cols2, %t : vector<1x8xindex>
+  %mask = arith.constant dense<true> : vector<1x8xi1>
+  %pass = arith.constant dense<0.0> : vector<1x8xf32>
+  %g = vector.gather %m[%c0, %c0] [%i], %mask, %pass : memref<100x64xf32>, vector<1x8xindex>, vector<1x8xi1>, vector<1x8xf32> into vector<1x8xf32>
+  return %g : vector<1x8xf32>
+}
+
 // Stride 4 (a Winograd F(4x4) input row split into its phases): four
 // contiguous 8-lane loads, the last ending on the last element needed
 // (start + 28); one shuffle of the first two, then one per further load
