@@ -477,19 +477,19 @@ Value addLaneSums(OpBuilder &b, Location loc, Value partial, Value init, Combine
       .getResult(0);
 }
 
-Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes) {
+Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes, double identity) {
   auto t = tensorType(init);
   SmallVector<int64_t> shape(t.getShape());
   shape.push_back(lanes);
-  return filled(b, loc, t.clone(shape), 0.0);
+  return filled(b, loc, t.clone(shape), identity);
 }
 
 Value sumInLanes(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                  AffineMap outMap, ArrayRef<utils::IteratorType> iters, Value init,
-                 int64_t lanes, BodyFn term) {
+                 int64_t lanes, BodyFn term, CombineFn combine, double identity) {
   Value partial = partialSumsInLanes(b, loc, inputs, inputMaps, outMap, iters,
-                                     lanePartialInit(b, loc, init, lanes), term);
-  return addLaneSums(b, loc, partial, init);
+                                     lanePartialInit(b, loc, init, lanes, identity), term, combine);
+  return addLaneSums(b, loc, partial, init, combine);
 }
 
 Value poolInverseDivisors(OpBuilder &b, Location loc, RankedTensorType outType,

@@ -217,15 +217,18 @@ Value im2colColumns(OpBuilder &b, Location loc, Value xp, int64_t kh, int64_t kw
 /// steps of `lanes` lanes, partial sums [init's shape..., lanes] are kept per
 /// lane (vectors: dlc-tile-and-vectorize's lane tiling), and one sum over the
 /// lanes ends it. Reductions over a contiguous innermost dim thus vectorize
-/// instead of staying scalar.
+/// instead of staying scalar. With `combine` (and `identity`, its neutral
+/// value, which starts each lane) another reduction runs in lanes the same
+/// way: Softmax's max.
 Value sumInLanes(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
                  AffineMap outMap, ArrayRef<utils::IteratorType> iters, Value init,
-                 int64_t lanes, BodyFn term);
+                 int64_t lanes, BodyFn term, CombineFn combine = nullptr, double identity = 0.0);
 /// sumInLanes in parts, for sums accumulated over several ops (chunks):
-/// zeros [init's shape..., lanes]; `partialInit` + one op's lane sums;
+/// zeros (or `identity`) [init's shape..., lanes]; `partialInit` + one op's lane sums;
 /// `init` + the sum over the lanes. With `combine`, the partials and the
 /// final fold use it instead of a float add (a max in lanes: Softmax).
-Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes);
+Value lanePartialInit(OpBuilder &b, Location loc, Value init, int64_t lanes,
+                      double identity = 0.0);
 Value partialSumsInLanes(OpBuilder &b, Location loc, ValueRange inputs,
                          ArrayRef<AffineMap> inputMaps, AffineMap outMap,
                          ArrayRef<utils::IteratorType> iters, Value partialInit, BodyFn term,

@@ -837,9 +837,9 @@ struct PoolLowering : DlcPattern<OpTy> {
 
 /// Reduce `input` over dim `axis` into a tensor without that dim. Over a
 /// static innermost dim that splits into vector lanes (reductionLanes), the
-/// reduction runs in lanes (dlc::partialSumsInLanes with `combine`) and the
-/// lanes are folded at the end: a Softmax over 1000 classes otherwise kept
-/// one scalar chain of max and one of add per row.
+/// reduction runs in lanes (dlc::sumInLanes with `combine`, `init` its
+/// identity): a Softmax over 1000 classes otherwise kept one scalar chain
+/// of max and one of add per row.
 Value reduceDim(OpBuilder &b, Location loc, Value input, int64_t axis, double init,
                 CombineFn combine) {
   auto t = tensorType(input);
@@ -849,14 +849,11 @@ Value reduceDim(OpBuilder &b, Location loc, Value input, int64_t axis, double in
       auto keptType = RankedTensorType::get(t.getShape().drop_back(), t.getElementType());
       SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
       iters.back() = utils::IteratorType::reduction;
-      Value partial = partialSumsInLanes(
+      return sumInLanes(
           b, loc, input, {b.getMultiDimIdentityMap(rank)},
           b.getMultiDimIdentityMap(rank).dropResult(rank - 1), iters,
-          filled(b, loc, keptType.clone(llvm::to_vector(llvm::concat<const int64_t>(
-                                           keptType.getShape(), ArrayRef<int64_t>{lanes}))),
-                 init),
-          [](OpBuilder &, Location, ValueRange v) { return v[0]; }, combine);
-      return addLaneSums(b, loc, partial, filled(b, loc, keptType, init), combine);
+          filled(b, loc, keptType, init), lanes,
+          [](OpBuilder &, Location, ValueRange v) { return v[0]; }, combine, init);
     }
   SmallVector<int64_t> shape;
   SmallVector<AffineExpr> outExprs;

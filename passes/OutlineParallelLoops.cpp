@@ -235,10 +235,9 @@ struct OutlineParallelLoopsPass
     // touches them: a Sigmoid over a 3.2 MB input in a 64-byte arena was
     // charged for all of them and stayed on one thread.
     int64_t shared = sharedBytes(loop);
-    if (shared <= privateCacheBytes && work - int64_t(byteCost * shared) < minParallelWork)
+    int64_t charge = shared <= privateCacheBytes ? int64_t(byteCost * shared) : 0;
+    if (work - charge < minParallelWork)
       return success(); // too little work to share
-    if (work < minParallelWork)
-      return success();
 
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop.getRegion(), captured);
