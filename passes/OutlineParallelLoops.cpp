@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -106,6 +107,22 @@ bool pairwiseDisjoint(ArrayRef<Value> memrefs, func::FuncOp entry) {
   return true;
 }
 
+/// Vector instructions one op stands for: a transcendental math op becomes
+/// a polynomial after this pass (dlc-approximate-math: exp 42 ops, log 58,
+/// tanh 33, erf 79, a third to half of them constants hoisted out of the
+/// loops) or a libm call per lane, so it counts 20. Counted as one, the
+/// sum of exp(x - max) of a LogSoftmax over 64 x 1000 (about 60 us of
+/// work) stayed on one thread, charged for the 256 KB it reads.
+int64_t opWeight(Operation *op) {
+  if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp, math::Log1pOp, math::Log2Op,
+          math::Log10Op, math::TanhOp, math::ErfOp, math::SinOp, math::CosOp, math::TanOp,
+          math::AtanOp, math::Atan2Op, math::AsinOp, math::AcosOp, math::SinhOp,
+          math::CoshOp, math::AsinhOp, math::AcoshOp, math::AtanhOp, math::PowFOp,
+          math::CbrtOp>(op))
+    return 20;
+  return 1;
+}
+
 /// Roughly how many operations one iteration of `region` executes, in
 /// units of one vector instruction: each op counts once per iteration of the
 /// scf.for loops around it (constant trip counts; an unknown one counts 16),
@@ -131,7 +148,10 @@ int64_t opsPerIteration(Region &region) {
       int64_t points = 1;
       for (int64_t r : linalgOp.getStaticLoopRanges())
         points *= ShapedType::isDynamic(r) ? 16 : r;
-      int64_t bodyOps = std::max<int64_t>(1, linalgOp.getBlock()->getOperations().size() - 1);
+      int64_t bodyOps = 0;
+      for (Operation &inner : linalgOp.getBlock()->without_terminator())
+        bodyOps += opWeight(&inner);
+      bodyOps = std::max<int64_t>(1, bodyOps);
       ops += timesAround(op) * points * bodyOps;
       return WalkResult::skip();
     }
@@ -145,7 +165,7 @@ int64_t opsPerIteration(Region &region) {
     };
     widest(op->getOperandTypes());
     widest(op->getResultTypes());
-    int64_t weight = 1;
+    int64_t weight = opWeight(op);
     if (auto read = dyn_cast<vector::TransferReadOp>(op))
       if (rootOf(read.getSource(), op->getParentOfType<func::FuncOp>()).kind ==
           BufferRoot::Global)
@@ -196,14 +216,22 @@ struct OutlineParallelLoopsPass
       if (!p->getParentOfType<scf::ParallelOp>())
         loops.push_back(p);
     });
-    // Shared bytes are charged only where the whole arena fits one core's
-    // private cache (LeNet's 97 KB): serial loops then keep every buffer on
-    // one core. A larger arena flows through L3 whichever core runs a loop,
-    // and a serial loop between two parallel ones pulls its data from the
-    // other cores too (MobileNetV2 on 16 threads ran 20-35% slower with its
-    // copies charged).
+    // Shared bytes are charged only where the whole arena and the entry's
+    // tensors fit one core's private cache (LeNet's 97 KB and 3 KB): serial
+    // loops then keep every buffer on one core. More flows through L3
+    // whichever core runs a loop, and a serial loop between two parallel
+    // ones pulls its data from the other cores too (MobileNetV2 on 16
+    // threads ran 20-35% slower with its copies charged; a Softmax over a
+    // 256 KB input and output, whose arena is 2.5 KB, ran its reductions
+    // on one thread).
     auto arena = func->getAttrOfType<IntegerAttr>("dlc.arena_bytes");
-    byteCost = arena && arena.getInt() <= privateCacheBytes ? sharedByteCost : 0.0;
+    int64_t touched = arena ? arena.getInt() : 0;
+    // The tensors are the arguments before the arena (dlc-plan-memory's last).
+    for (unsigned i = 0; i + 1 < poolIndex; ++i)
+      if (auto t = dyn_cast<MemRefType>(func.getArgument(i).getType()))
+        if (t.hasStaticShape())
+          touched += t.getNumElements() * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+    byteCost = arena && touched <= privateCacheBytes ? sharedByteCost : 0.0;
     int counter = 0;
     for (scf::ParallelOp loop : loops)
       if (failed(outline(module, loop, counter++)))
