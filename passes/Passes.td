@@ -15,6 +15,26 @@ def WidenNarrowFloats : Pass<"dlc-widen-narrow-floats", "mlir::func::FuncOp"> {
   }];
 }
 
+def SoftmaxToRowLoops : Pass<"dlc-softmax-to-row-loops", "mlir::func::FuncOp"> {
+  let summary = "Softmax and LogSoftmax over innermost elements as one vector loop nest a row";
+  let description = [{
+    A static f32 Softmax or LogSoftmax over the last dim (or coerce_2d's
+    flattened tail) becomes an scf.forall over its rows whose body is
+    vector code on tensors: the row's max, exp(x - max) and its sum
+    (Softmax writes it to the output row), then the row scaled by one
+    reciprocal, or x - (max + log(sum)). Chunks of four vectors, then of
+    one, then one per set bit of the rest: every access in bounds. Others
+    are left to dlc-lower-to-linalg.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"8",
+           "f32 lanes of a vector register (a power of two)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+                           "mlir::tensor::TensorDialect", "mlir::math::MathDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def LowerToLinalg : Pass<"dlc-lower-to-linalg", "mlir::func::FuncOp"> {
   let summary = "Lower dlc ops to linalg, tensor, arith and math on tensors";
   let description = [{
