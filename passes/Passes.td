@@ -579,7 +579,10 @@ def MaterializeResults : Pass<"dlc-materialize-results", "mlir::func::FuncOp"> {
     Runs just before bufferization. A result that is a function argument, a
     constant, or the same value as an earlier result gets a linalg.copy into
     a fresh tensor, so that each result bufferizes to one allocation that the
-    caller's output memory then replaces.
+    caller's output memory then replaces. A result that is a reshape of a
+    destination-style op's result, whose init is (a fill of) a tensor.empty,
+    gets that op writing into an empty of the result's shape through the
+    inverse reshape instead of a copy after it.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }

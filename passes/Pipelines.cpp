@@ -51,6 +51,10 @@ void addBufferization(OpPassManager &pm, bool vectorCopies = false) {
   };
   bufOpts.memCpyFn = bufferCopy;
   pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  // A result written through a reshape (dlc-materialize-results) returns
+  // collapse(expand(alloc)): folded to the allocation, which the caller's
+  // output memory then replaces instead of taking a copy of it.
+  pm.addPass(createCanonicalizerPass());
   bufferization::BufferResultsToOutParamsOpts outParams;
   outParams.hoistStaticAllocs = true;
   outParams.memCpyFn = bufferCopy;
