@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -70,7 +71,15 @@ void writeThroughReshape(OpBuilder &b, Value result) {
 struct MaterializeResultsPass
     : dlc::impl::MaterializeResultsBase<MaterializeResultsPass> {
   void runOnOperation() override {
-    getOperation().walk([](func::ReturnOp ret) {
+    // The inputs are the caller's: one-shot-bufferize copies a tensor
+    // argument before writing into it. (A Gemm whose C input was its
+    // matmul's init accumulated A x B into the caller's C.)
+    func::FuncOp func = getOperation();
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (isa<TensorType>(func.getArgument(i).getType()))
+        func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                        BoolAttr::get(func.getContext(), false));
+    func.walk([](func::ReturnOp ret) {
       OpBuilder b(ret);
       DenseSet<Value> seen;
       for (OpOperand &operand : ret->getOpOperands()) {

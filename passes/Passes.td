@@ -582,9 +582,12 @@ def MaterializeResults : Pass<"dlc-materialize-results", "mlir::func::FuncOp"> {
     caller's output memory then replaces. A result that is a reshape of a
     destination-style op's result, whose init is (a fill of) a tensor.empty,
     gets that op writing into an empty of the result's shape through the
-    inverse reshape instead of a copy after it.
+    inverse reshape instead of a copy after it. Tensor arguments are marked
+    `bufferization.writable = false`: the caller's inputs are copied before
+    any op would write into them.
   }];
-  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::bufferization::BufferizationDialect"];
 }
 
 def Rematerialize : Pass<"dlc-rematerialize", "mlir::func::FuncOp"> {

@@ -1,7 +1,8 @@
 // RUN: %dlc-opt %s --dlc-materialize-results | FileCheck %s
 
+// Tensor arguments are the caller's: never written in place.
 // CHECK-LABEL: func.func @passthrough
-// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32> {bufferization.writable = false})
 // CHECK: %[[N:.*]] = arith.negf %[[X]]
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<3xf32>
 // CHECK: %[[C:.*]] = linalg.copy ins(%[[X]] : tensor<3xf32>) outs(%[[E]] : tensor<3xf32>)
@@ -19,7 +20,7 @@ func.func @passthrough(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<2xf32>, tens
 // bufferized, the result's own buffer: no copy after the op). Through a
 // fill too (a reduction's init).
 // CHECK-LABEL: func.func @through_reshape
-// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32> {bufferization.writable = false})
 // CHECK: %[[WHOLE:.*]] = tensor.empty() : tensor<2x12xf32>
 // CHECK: %[[VIEW:.*]] = tensor.expand_shape %[[WHOLE]] {{\[\[}}0], [1, 2]] output_shape [2, 3, 4] : tensor<2x12xf32> into tensor<2x3x4xf32>
 // CHECK: %[[N:.*]] = linalg.generic {{.*}} outs(%[[VIEW]] : tensor<2x3x4xf32>)
