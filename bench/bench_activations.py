@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Transcendental activations: dlc next to onnxruntime, per op, in one run.
+"""Activations, Softmax and a broadcast Add: dlc next to onnxruntime, per op, in one run.
 
   bench/bench_activations.py [--threads 1,2] [--rounds 5] [--min-ms 200]
                              [--out bench/results/activations.md]
@@ -7,8 +7,11 @@
 Each row is a one-op model (two for SiLU and GELU) on seeded uniform
 [-4, 4) float32 inputs: Sigmoid, Tanh, Erf + Add (GELU's core), a 3x3 conv
 followed by SiLU (x * Sigmoid(x), fused into the conv's epilogue), Softmax
-and LogSoftmax over 1000 classes. dlc evaluates exp, tanh, erf and log as
-vector polynomials (`dlc-approximate-math`); onnxruntime's MLAS does too.
+and LogSoftmax over 1000 classes (a row at a time since session 68,
+`dlc-softmax-to-row-loops`), and an Add of a per-channel bias (a
+broadcast, written straight into the output since session 68). dlc
+evaluates exp, tanh, erf and log as vector polynomials
+(`dlc-approximate-math`); onnxruntime's MLAS does too.
 Rounds alternate the two sides, each round the median of the calls made
 in at least --min-ms; the best round of each side is reported, with the
 max abs difference of dlc's output from onnxruntime's.
@@ -39,6 +42,7 @@ def one_op_models():
     w = numpy_helper.from_array((rng.standard_normal([64, 64, 3, 3]) * 0.05).astype(np.float32),
                                 "w")
     one = numpy_helper.from_array(np.ones([1], np.float32), "one")
+    bias = numpy_helper.from_array(rng.standard_normal([1, 64, 1, 1]).astype(np.float32), "b")
     n = helper.make_node
     return {
         "Sigmoid": ([n("Sigmoid", ["x"], ["y"])], MAP, MAP, []),
@@ -51,6 +55,8 @@ def one_op_models():
         "Softmax 64x1000": ([n("Softmax", ["x"], ["y"], axis=1)], [64, 1000], [64, 1000], []),
         "LogSoftmax 64x1000": ([n("LogSoftmax", ["x"], ["y"], axis=1)], [64, 1000], [64, 1000],
                                []),
+        "Add bias 1x64x56x56": ([n("Add", ["x", "b"], ["y"])], [1, 64, 56, 56], [1, 64, 56, 56],
+                                [bias]),
     }
 
 
@@ -99,7 +105,7 @@ def main():
             rows.append((name, threads, dlc_ms, ort_ms, float(np.max(np.abs(out - ref)))))
             print(f"{name} t{threads}: dlc {dlc_ms * 1e3:.1f} us, onnxruntime "
                   f"{ort_ms * 1e3:.1f} us", file=sys.stderr)
-    lines = [f"# Transcendental activations: dlc vs onnxruntime {ort.__version__}", "",
+    lines = [f"# Activations, Softmax, broadcast Add: dlc vs onnxruntime {ort.__version__}", "",
              f"{datetime.date.today()}, {platform.node()}, {os.cpu_count()} cores, target "
              f"`native`, {args.rounds} alternating rounds per side, each the median of the "
              f"calls in at least {args.min_ms:g} ms; the best round of each side. Inputs "
