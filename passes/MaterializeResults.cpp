@@ -41,7 +41,7 @@ tensor::EmptyOp emptyBehind(Value init) {
 /// value used once: the empty becomes the inverse reshape of an empty of
 /// the result's shape, so that op writes into the result's buffer (its
 /// reshape then folds away on buffers).
-void writeThroughReshape(OpBuilder &b, Value result) {
+void writeThroughReshape(Value result) {
   Operation *reshape = result.getDefiningOp();
   if (!isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape))
     return;
@@ -53,7 +53,7 @@ void writeThroughReshape(OpBuilder &b, Value result) {
       emptyBehind(producer.getDpsInitOperand(cast<OpResult>(source).getResultNumber())->get());
   if (!empty)
     return;
-  b.setInsertionPoint(empty);
+  OpBuilder b(empty);
   auto type = cast<RankedTensorType>(result.getType());
   Value whole = b.create<tensor::EmptyOp>(empty.getLoc(), type.getShape(), type.getElementType());
   Value view;
@@ -91,8 +91,7 @@ struct MaterializeResultsPass
         if (!type)
           continue;
         if (ownBuffer) {
-          writeThroughReshape(b, v);
-          b.setInsertionPoint(ret);
+          writeThroughReshape(v);
           continue;
         }
         Value init = b.create<tensor::EmptyOp>(ret.getLoc(), type.getShape(),

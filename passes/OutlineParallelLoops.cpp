@@ -176,6 +176,11 @@ int64_t opsPerIteration(Region &region) {
   return ops;
 }
 
+/// A static memref's bytes (a byte at least per element: i1).
+int64_t staticBytes(MemRefType type) {
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
 /// Bytes of the arena and of the entry's tensors the loop reads or writes
 /// (captured views, by their shapes). Split among threads, the lines
 /// another core last wrote cross between the cores' private caches;
@@ -191,7 +196,7 @@ int64_t sharedBytes(scf::ParallelOp loop) {
       continue;
     BufferRoot root = rootOf(v, entry);
     if (root.kind == BufferRoot::Arena || root.kind == BufferRoot::Argument)
-      bytes += type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+      bytes += staticBytes(type);
   }
   return bytes;
 }
@@ -230,7 +235,7 @@ struct OutlineParallelLoopsPass
     for (unsigned i = 0; i + 1 < poolIndex; ++i)
       if (auto t = dyn_cast<MemRefType>(func.getArgument(i).getType()))
         if (t.hasStaticShape())
-          touched += t.getNumElements() * std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+          touched += staticBytes(t);
     byteCost = arena && touched <= privateCacheBytes ? sharedByteCost : 0.0;
     int counter = 0;
     for (scf::ParallelOp loop : loops)

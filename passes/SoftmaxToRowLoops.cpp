@@ -265,26 +265,25 @@ Value rowLoops(OpBuilder &b, Location loc, Value x, bool isLog, int64_t lanes) {
 }
 
 template <typename OpTy>
-bool rewrite(OpTy op, int64_t lanes) {
+void rewrite(OpTy op, int64_t lanes) {
   auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isF32() || type.getRank() == 0)
-    return false;
+    return;
   int64_t axis = op.getAxis();
   // Over the innermost elements only: the last dim, or coerce_2d's tail.
   if (!op.getCoerce_2d() && axis != type.getRank() - 1)
-    return false;
+    return;
   int64_t rows = 1, n = 1;
   for (int64_t i = 0; i < type.getRank(); ++i)
     (i < axis ? rows : n) *= type.getDimSize(i);
   if (rows == 0 || n == 0)
-    return false;
+    return;
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value x = dlc::reshapeStatic(b, loc, op.getInput(), {rows, n});
   Value y = rowLoops(b, loc, x, std::is_same_v<OpTy, dlc::LogSoftmaxOp>, lanes);
   op.getResult().replaceAllUsesWith(dlc::reshapeStatic(b, loc, y, type.getShape()));
   op.erase();
-  return true;
 }
 
 struct SoftmaxToRowLoopsPass : dlc::impl::SoftmaxToRowLoopsBase<SoftmaxToRowLoopsPass> {
@@ -292,7 +291,7 @@ struct SoftmaxToRowLoopsPass : dlc::impl::SoftmaxToRowLoopsBase<SoftmaxToRowLoop
   void runOnOperation() override {
     if (vectorWidth < 1 || (vectorWidth & (vectorWidth - 1))) {
       getOperation().emitError("dlc-softmax-to-row-loops: vector-width must be a power of two, got ")
-          << vectorWidth;
+          << static_cast<int64_t>(vectorWidth);
       return signalPassFailure();
     }
     SmallVector<Operation *> ops;

@@ -75,3 +75,6 @@ func.func @outer_axis(%x: tensor<4x6xf32>, %h: tensor<4x6xf16>) -> (tensor<4x6xf
   %z = dlc.log_softmax %h {axis = 1 : i64, coerce_2d = false} : tensor<4x6xf16>
   return %y, %z : tensor<4x6xf32>, tensor<4x6xf16>
 }
+
+// RUN: not %dlc-opt %s --dlc-softmax-to-row-loops=vector-width=6 --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: dlc-softmax-to-row-loops: vector-width must be a power of two, got 6
