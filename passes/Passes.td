@@ -466,7 +466,13 @@ def PrefetchGemmOperands : Pass<"dlc-prefetch-gemm-operands", "mlir::func::FuncO
     9.28. The column distance mattered little (4 to 32 steps within 0.4%).
     The epilogue's reads then took ResNet-50 from 84.2 to 82.9 ms (2
     threads: 44.9 -> 43.9), ResNet-18 and MobileNetV2 2-2.6% (a slower hour
-    of the same VM). Prefetching the epilogue's stores for writing did
+    of the same VM). A row that is not whole lines (a transposed tile's 14
+    pixels: 56 bytes at 56-byte steps, most rows across two lines) also
+    gets its last element prefetched (session 69, Zen 5, one thread): the
+    256 -> 1024 1x1 conv with its residual over 14x14 at batch 8, alone,
+    7.13 -> 5.26 ms (perf: the epilogue's first residual loads had most of
+    its samples); in ResNet-50 at batch 8, that conv class 32.8-32.9 ->
+    27.9-29.8 ms a call (`bench/layer_compare.py`, two runs each). Prefetching the epilogue's stores for writing did
     nothing measurable and is not done. The short-k variant took
     MobileNetV2's 16 -> 96 channel 1x1 conv at 112x112 (k = 16) from 0.57
     to 0.49 ms (fastest of 300 calls, 1 thread); 1 and 4 tiles ahead
@@ -562,11 +568,25 @@ def LowerVectors : Pass<"dlc-lower-vectors", "mlir::func::FuncOp"> {
     MobileNetV2's stride-2 depthwise convs 0.295 -> 0.253 ms (96 channels,
     112x112) and 0.118 -> 0.093 (144, 56x56), fastest of 300 calls at one
     thread; outputs bit-identical.
+    With `vector-width` (8 or 16), a transpose swapping two non-unit dims,
+    each over half that width and at most it, or a multiple of it (a
+    transposed GEMM tile's 14 pixels x 32 filters, turned into the NCHW
+    output's rows in its epilogue), goes as width x width blocks of
+    two-vector shuffles: unpacks within 128-bit lanes, then 128-bit lane
+    shuffles (passes/LaneBlockTranspose.cpp). Upstream's lowering made the
+    14 x 32 tile one 448-element shuffle, about 1100 instructions after
+    LLVM, half of them spills. Zen 5, one thread, ResNet-50's 256 -> 1024
+    1x1 conv with its residual over 14x14 alone: 0.571 -> 0.563 ms at
+    batch 1, 7.13 -> 6.85 at batch 8; outputs bit-identical. Blocks of 7
+    rows padded to 16 ran MobileNetV2 3% slower and stay one shuffle.
   }];
   let options = [
     Option<"maskedStores", "masked-stores", "bool", /*default=*/"false",
            "Stores of a lane count that is not a power of two (14-wide rows) as one "
            "masked store of the next power of two (AVX-512's k-masked vmovups)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"0",
+           "f32 lanes (8 or 16): transposes of two non-unit dims, each at most this "
+           "long or a multiple of it, as blocks of this many rows (0: one flat shuffle)">,
   ];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
                            "mlir::memref::MemRefDialect", "mlir::affine::AffineDialect",

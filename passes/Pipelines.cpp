@@ -327,6 +327,7 @@ void dlc::buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Down to the LLVM dialect.
   LowerVectorsOptions lowering;
   lowering.maskedStores = opts.vectorWidth >= 16 || avx512;
+  lowering.vectorWidth = opts.vectorWidth;
   pm.addNestedPass<func::FuncOp>(createLowerVectors(lowering));
   // Relu/Clip bounds as compare+select: one vmaxps/vminps at any width.
   pm.addNestedPass<func::FuncOp>(createConstantMinMaxToSelect());

@@ -115,7 +115,8 @@ struct PrefetchGemmOperandsPass
   /// The epilogue's reads after the k loop (a residual tile, rows P floats
   /// apart: a line each, from L2 or L3) prefetched before the loop, so that
   /// they arrive while the tile accumulates: one prefetch per line of the
-  /// read (at most kMaxLines), at indices that dominate the loop (an index
+  /// read (at most kMaxLines whole lines, plus the last element of each row
+  /// that is not whole lines), at indices that dominate the loop (an index
   /// computed after it from values that do is computed again before it).
   void prefetchEpilogueReads(scf::ForOp loop) {
     constexpr int64_t kMaxLines = 32;
@@ -161,11 +162,18 @@ struct PrefetchGemmOperandsPass
           at[lead + d] = offsetIndex(base[lead + d], rest % shape[d]);
           rest /= shape[d];
         }
-        for (int64_t e = 0; e < inner; e += perLine) {
+        auto prefetch = [&](int64_t e) {
           at.back() = offsetIndex(base.back(), e);
           b.create<memref::PrefetchOp>(loc, read.getSource(), at, /*isWrite=*/false,
                                        /*localityHint=*/3, /*isDataCache=*/true);
-        }
+        };
+        for (int64_t e = 0; e < inner; e += perLine)
+          prefetch(e);
+        // A row that is not whole lines (a transposed tile's 14 pixels, 56
+        // bytes at 56-byte steps) mostly ends in a line its start is not
+        // in: its last element too.
+        if (inner % perLine)
+          prefetch(inner - 1);
       }
     }
   }

@@ -270,6 +270,46 @@ func.func @epilogue_residual(%res: memref<6x3136xf32>, %t: index, %cols: memref<
 
 // -----
 
+// Rows of 14 floats (a transposed tile's 14 pixels, 56 bytes at 56-byte
+// steps) mostly end in another line than they start in: each row gets a
+// prefetch of its first and of its last element.
+// CHECK-LABEL: func.func @epilogue_partial_line_rows
+// CHECK-SAME: (%[[RES:[^:]*]]: memref<2x196xf32>, %[[T:[^:]*]]: index
+// CHECK: %[[PX0:.*]] = affine.apply #{{.*}}()[%[[T]]]
+// CHECK: memref.prefetch %[[RES]][%c0, %[[PX0]]]
+// CHECK: %[[LAST0:.*]] = arith.addi %[[PX0]], %c13
+// CHECK: memref.prefetch %[[RES]][%c0, %[[LAST0]]]
+// CHECK: %[[R1:.*]] = arith.addi %c0, %c1
+// CHECK: memref.prefetch %[[RES]][%[[R1]], %[[PX0]]]
+// CHECK: %[[LAST1:.*]] = arith.addi %[[PX0]], %c13
+// CHECK: memref.prefetch %[[RES]][%[[R1]], %[[LAST1]]]
+// CHECK-NOT: memref.prefetch %[[RES]]
+// CHECK: scf.for
+// OFF-LABEL: func.func @epilogue_partial_line_rows
+// OFF-NOT: memref.prefetch
+memref.global "private" constant @filter5 : memref<256x16xf32> = dense<1.0>
+func.func @epilogue_partial_line_rows(%res: memref<2x196xf32>, %t: index, %cols: memref<256x2xf32>, %out: memref<2x196xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %z = arith.constant 0.0 : f32
+  %zero = arith.constant dense<0.0> : vector<2x14xf32>
+  %w = memref.get_global @filter5 : memref<256x16xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (vector<2x14xf32>) {
+    %x = vector.transfer_read %cols[%k, %c0], %z {in_bounds = [true, true]} : memref<256x2xf32>, vector<1x2xf32>
+    %y = vector.transfer_read %w[%k, %c0], %z {in_bounds = [true, true]} : memref<256x16xf32>, vector<1x14xf32>
+    %c = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x, %y, %acc : vector<1x2xf32>, vector<1x14xf32> into vector<2x14xf32>
+    scf.yield %c : vector<2x14xf32>
+  }
+  %px = affine.apply affine_map<()[s0] -> (s0 * 14)>()[%t]
+  %skip = vector.transfer_read %res[%c0, %px], %z {in_bounds = [true, true]} : memref<2x196xf32>, vector<2x14xf32>
+  %sum = arith.addf %r, %skip : vector<2x14xf32>
+  vector.transfer_write %sum, %out[%c0, %px] {in_bounds = [true, true]} : vector<2x14xf32>, memref<2x196xf32>
+  return
+}
+
+// -----
+
 // Only the epilogue: a read of a buffer allocated after the k loop, and one
 // past the next loop nest, get no prefetch (the weight in the loop does).
 // CHECK-LABEL: func.func @not_the_epilogue
