@@ -242,13 +242,17 @@ func.func @not_winograd(%x: tensor<1x2x9x9xf32>, %wp: tensor<3x2x3x3xf32>, %y: t
 
 // With cache-workspace-bytes, a batch whose transformed input V would be
 // larger runs in image chunks: V is 16 x 2 x 16 floats (2 KB) per image, so
-// a 3 KB bound gives an scf.for over the 2 images, one conv each.
+// a 3 KB bound gives an scf.for over the 2 images, one conv each. The
+// loop starts from an empty tensor and each chunk from its own zeros (added
+// in registers): the loop's tensor is only written, never read back.
 // RUN: %dlc-opt %s --split-input-file --dlc-conv-to-winograd="max-tile=2 min-pixels=1 min-channels=1 cache-workspace-bytes=3072" | FileCheck %s --check-prefix=CHUNK
 // CHECK-LABEL: func.func @winograd_chunks
 // CHUNK-LABEL: func.func @winograd_chunks
 // CHUNK-SAME: (%[[X:.*]]: tensor<2x2x8x10xf32>)
 // CHUNK: %[[U:.*]] = arith.constant dense_resource<winograd_filter> : tensor<16x1x2x6xf32>
-// CHUNK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x3x6x8xf32>)
+// CHUNK: %[[EMPTY:.*]] = tensor.empty() : tensor<2x3x6x8xf32>
+// CHUNK: scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<2x3x6x8xf32>)
+// CHUNK-NOT: tensor.extract_slice %[[ACC]]
 // CHUNK: tensor.extract_slice %[[X]][%[[AT]], 0, 0, 0] [1, 2, 8, 10]
 // CHUNK: bufferization.alloc_tensor() : tensor<16x1x2x16xf32>
 // CHUNK: linalg.generic {{.*}} ins(%[[U]], %{{.*}} : tensor<16x1x2x6xf32>, tensor<16x1x2x16xf32>)
